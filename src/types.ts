@@ -1,0 +1,242 @@
+/**
+ * The agent-level data model: tools, hooks, the loop configuration and the event
+ * protocol. Structurally identical to `@mariozechner/pi-agent-core` (0.73 line),
+ * plus loopchart's additions (`maxTurns`, `prepareNextTurn`, exit reasons).
+ */
+import type {
+  AssistantMessage,
+  ImageContent,
+  Message,
+  Model,
+  SimpleStreamOptions,
+  TextContent,
+  Tool,
+  ToolCall,
+  ToolResultMessage,
+  Usage,
+  AssistantMessageEvent,
+  ThinkingLevel as LlmThinkingLevel,
+} from "./llm-types.js";
+import type { InferToolArgs, ToolParameters } from "./schema-types.js";
+
+export type * from "./llm-types.js";
+export type { InferToolArgs, JsonSchema, ToolParameters } from "./schema-types.js";
+
+/**
+ * How the calls of one assistant message run.
+ * - `"parallel"` (default): prepared one at a time in source order, then executed concurrently;
+ *   `tool_execution_end` in completion order, result messages in source order.
+ * - `"sequential"`: each call is prepared, executed and finalized before the next starts.
+ */
+export type ToolExecutionMode = "sequential" | "parallel";
+
+/** A tool call block of an assistant message. */
+export type AgentToolCall = ToolCall;
+
+/** Reasoning level of the agent; `"off"` sends no reasoning option. */
+export type ThinkingLevel = "off" | LlmThinkingLevel;
+
+/**
+ * Apps add their own message kinds by declaration merging:
+ *
+ * @example
+ * declare module "loopchart" {
+ *   interface CustomAgentMessages { note: { role: "note"; text: string; timestamp: number } }
+ * }
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface CustomAgentMessages {}
+
+/** An LLM message or one of the app's custom messages. `convertToLlm` maps them to LLM messages. */
+export type AgentMessage = Message | CustomAgentMessages[keyof CustomAgentMessages];
+
+/** What a tool returns, and what a tool's partial updates carry. */
+export interface AgentToolResult<TDetails = unknown> {
+  /** Text and images the model reads. */
+  content: (TextContent | ImageContent)[];
+  /** Structured data for logs and UIs; never sent to the model. */
+  details: TDetails;
+  /**
+   * Asks the loop to stop after this batch. The run stops only when every result
+   * of a non-empty batch sets it.
+   */
+  terminate?: boolean;
+  /** Tokens and cost a tool spent (e.g. a sub-agent); reported, never summed into the model's usage. */
+  usage?: Usage;
+}
+
+/** Receives a tool's partial results; each call emits `tool_execution_update`. Calls after the tool settles are ignored. */
+export type AgentToolUpdateCallback<TDetails = unknown> = (partialResult: AgentToolResult<TDetails>) => void;
+
+/**
+ * A tool the loop can run.
+ *
+ * `execute` throws on failure instead of encoding the failure in `content`; the
+ * loop turns the message into an `isError` result for the model. It receives the
+ * run's abort signal and should stop promptly when it fires.
+ */
+export interface AgentTool<TParameters extends ToolParameters = ToolParameters, TDetails = unknown>
+  extends Tool<TParameters> {
+  /** Human-readable label for UIs. */
+  label: string;
+  /** Compatibility shim applied to the raw arguments before validation (e.g. accept a legacy shape). */
+  prepareArguments?: (args: unknown) => InferToolArgs<TParameters>;
+  /** Runs the call. Throws on failure. */
+  execute: (
+    toolCallId: string,
+    params: InferToolArgs<TParameters>,
+    signal?: AbortSignal,
+    onUpdate?: AgentToolUpdateCallback<TDetails>,
+  ) => Promise<AgentToolResult<TDetails>>;
+  /** `"sequential"` makes the whole batch containing this tool run one call at a time. */
+  executionMode?: ToolExecutionMode;
+  /**
+   * Whether a call that was mid-flight when a persisted run was restored may be run
+   * again. Default false: the restored call gets an error result instead.
+   */
+  idempotent?: boolean;
+}
+
+/** Context snapshot passed into the loop. The loop never mutates the caller's `messages` array. */
+export interface AgentContext {
+  systemPrompt: string;
+  messages: AgentMessage[];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of any schema; mirrors pi's AgentTool<any>[]
+  tools?: AgentTool<any, any>[];
+}
+
+/** Returned by `beforeToolCall`. `{ block: true }` skips execution with an error result. */
+export interface BeforeToolCallResult {
+  block?: boolean;
+  /** The error text of the blocked result. Default `Tool execution was blocked`. */
+  reason?: string;
+  /** Marks the blocked result as terminating (see {@link AgentToolResult.terminate}). */
+  terminate?: boolean;
+}
+
+/**
+ * Returned by `afterToolCall`: each field given replaces the executed result's
+ * field in full. There is no deep merge; omitted fields keep their values.
+ */
+export interface AfterToolCallResult {
+  content?: (TextContent | ImageContent)[];
+  details?: unknown;
+  isError?: boolean;
+  terminate?: boolean;
+  usage?: Usage;
+}
+
+/** Passed to `beforeToolCall`. */
+export interface BeforeToolCallContext {
+  assistantMessage: AssistantMessage;
+  toolCall: AgentToolCall;
+  /** Validated (and coerced) arguments. Mutating them changes what `execute` receives; they are not revalidated. */
+  args: unknown;
+  context: AgentContext;
+}
+
+/** Passed to `afterToolCall`. */
+export interface AfterToolCallContext {
+  assistantMessage: AssistantMessage;
+  toolCall: AgentToolCall;
+  args: unknown;
+  /** The executed result before overrides. */
+  result: AgentToolResult<unknown>;
+  isError: boolean;
+  context: AgentContext;
+}
+
+/** Passed to `shouldStopAfterTurn` and `prepareNextTurn`. */
+export interface ShouldStopAfterTurnContext {
+  message: AssistantMessage;
+  toolResults: ToolResultMessage[];
+  /** The run's context after this turn's messages were appended. */
+  context: AgentContext;
+  /** What the run returns if it ends now (prompt runs include the prompts). */
+  newMessages: AgentMessage[];
+}
+
+/** Passed to `prepareNextTurn`. */
+export interface PrepareNextTurnContext extends ShouldStopAfterTurnContext {
+  model: Model;
+  thinkingLevel: ThinkingLevel;
+}
+
+/** Returned by `prepareNextTurn`: what the next turn uses instead. Omitted fields stay. */
+export interface AgentLoopTurnUpdate {
+  /** Replaces system prompt, transcript and tools from the next request on. */
+  context?: AgentContext;
+  model?: Model;
+  thinkingLevel?: ThinkingLevel;
+}
+
+/** The loop's configuration. Every hook may be async; hooks receive the run's abort signal where noted. */
+export interface AgentLoopConfig extends SimpleStreamOptions {
+  model: Model;
+  /**
+   * Maps the transcript to LLM messages before each request; filter out UI-only messages here.
+   * Contract: must not throw. If it does, the turn ends with an `error` response.
+   */
+  convertToLlm: (messages: AgentMessage[]) => Message[] | Promise<Message[]>;
+  /** Runs before `convertToLlm` on each request (pruning, injection). Same contract. */
+  transformContext?: (messages: AgentMessage[], signal?: AbortSignal) => Promise<AgentMessage[]>;
+  /** Resolves the API key for each request; falls back to `apiKey`. */
+  getApiKey?: (provider: string) => Promise<string | undefined> | string | undefined;
+  /** After `turn_end`: true ends the run at once (`agent_end`, exit reason `stopped`), polling nothing more. */
+  shouldStopAfterTurn?: (context: ShouldStopAfterTurnContext) => boolean | Promise<boolean>;
+  /** Before each further turn: may swap context, model or thinking level for it. */
+  prepareNextTurn?: (
+    context: PrepareNextTurnContext,
+    signal?: AbortSignal,
+  ) => AgentLoopTurnUpdate | undefined | Promise<AgentLoopTurnUpdate | undefined>;
+  /** Polled before the first request and after each turn's tool batch. Messages are injected before the next request. */
+  getSteeringMessages?: () => Promise<AgentMessage[]>;
+  /** Polled when the run would otherwise end; messages start another turn. */
+  getFollowUpMessages?: () => Promise<AgentMessage[]>;
+  /** Default `"parallel"`. */
+  toolExecution?: ToolExecutionMode;
+  /** After validation, before execution. `{ block: true }` yields an error result instead. */
+  beforeToolCall?: (context: BeforeToolCallContext, signal?: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
+  /** After execution, before `tool_execution_end`: field-wise overrides, no deep merge. A throw becomes an error result. */
+  afterToolCall?: (context: AfterToolCallContext, signal?: AbortSignal) => Promise<AfterToolCallResult | undefined>;
+  /** loopchart: the run ends with exit reason `maxTurns` instead of starting turn `maxTurns + 1`. */
+  maxTurns?: number;
+  /** loopchart: reasoning level; `"off"` sends none. Overrides `reasoning` when set. */
+  thinkingLevel?: ThinkingLevel;
+}
+
+/** Why a run ended. */
+export type ExitReason = "completed" | "terminated" | "stopped" | "maxTurns" | "error" | "aborted";
+
+/** The event protocol (pi's snake_case names). `agent_end` is always last. */
+export type AgentEvent =
+  | { type: "agent_start" }
+  | {
+      type: "agent_end";
+      messages: AgentMessage[];
+      /** loopchart: why the run ended. */
+      exitReason?: ExitReason;
+    }
+  | { type: "turn_start" }
+  | { type: "turn_end"; message: AgentMessage; toolResults: ToolResultMessage[] }
+  | { type: "message_start"; message: AgentMessage }
+  | { type: "message_update"; message: AgentMessage; assistantMessageEvent: AssistantMessageEvent }
+  | { type: "message_end"; message: AgentMessage }
+  | { type: "tool_execution_start"; toolCallId: string; toolName: string; args: ToolCall["arguments"] }
+  | {
+      type: "tool_execution_update";
+      toolCallId: string;
+      toolName: string;
+      args: ToolCall["arguments"];
+      partialResult: AgentToolResult<unknown>;
+    }
+  | {
+      type: "tool_execution_end";
+      toolCallId: string;
+      toolName: string;
+      result: AgentToolResult<unknown>;
+      isError: boolean;
+    };
+
+/** Receives every event of a run, in order. A returned promise is awaited before the run's promise resolves. */
+export type AgentEventSink = (event: AgentEvent) => Promise<void> | void;
