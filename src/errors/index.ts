@@ -1,0 +1,3 @@
+export { InvalidToolDefinitionError } from "./invalid-tool-definition-error.js";
+export { ToolArgumentsError } from "./tool-arguments-error.js";
+export type { ToolArgumentIssue, ToolArgumentsErrorOptions } from "./tool-arguments-error.js";
