@@ -1,0 +1,117 @@
+/**
+ * The script format of the scripted model, as a zod schema.
+ *
+ * A script file is JSON:
+ *
+ * ```json
+ * {
+ *   "name": "my-script",
+ *   "responses": [
+ *     { "content": [
+ *         { "type": "thinking", "thinking": "Look first." },
+ *         { "type": "text", "text": "Reading the file." },
+ *         { "type": "toolCall", "id": "call_1", "name": "read", "arguments": { "path": "a.txt" } } ] },
+ *     { "when": { "toolResultContains": "ENOENT", "isError": true },
+ *       "content": [{ "type": "text", "text": "The file is missing." }] },
+ *     { "content": [{ "type": "text", "text": "Done." }], "stopReason": "stop" }
+ *   ]
+ * }
+ * ```
+ *
+ * - `name` (optional): the model id; defaults to the file name without `.json`.
+ * - `responses` (at least one): what the model answers, one entry per request.
+ *   - `content`: blocks streamed in order — `text` (`text`), `thinking` (`thinking`),
+ *     `toolCall` (`name`, `arguments`, optional `id`, default `call_<n>`). `arguments`
+ *     is an object, or a raw string sent verbatim to simulate truncated or invalid JSON.
+ *   - `stopReason` (optional): `stop` | `length` | `toolUse` | `error` | `aborted`;
+ *     default `toolUse` when the response has tool calls, else `stop`.
+ *   - `errorMessage` (optional): the message of an `error`/`aborted` response.
+ *   - `usage` (optional): `{ input?, output?, cacheRead?, cacheWrite? }` token counts;
+ *     missing counts are estimated from characters (one token per four).
+ *   - `delayMs` (optional): pause before each streamed chunk, in milliseconds.
+ *   - `when` (optional): plays this response only when the latest tool results match
+ *     (see {@link ScriptedWhen}); each response plays at most once.
+ *
+ * Selection per request: the first unplayed `when` response whose matcher matches the
+ * tool results at the end of the context; otherwise the next unplayed response without
+ * `when`, in file order. When none is left, the model answers with an `error` message.
+ *
+ * Unknown keys are rejected, so a typo is reported instead of ignored.
+ */
+import { z } from "zod";
+
+const nonNegativeInt = z.number().int().min(0);
+
+const textBlockSchema = z.strictObject({
+  type: z.literal("text"),
+  text: z.string(),
+});
+
+const thinkingBlockSchema = z.strictObject({
+  type: z.literal("thinking"),
+  thinking: z.string(),
+});
+
+const toolCallBlockSchema = z.strictObject({
+  type: z.literal("toolCall"),
+  id: z.string().min(1).optional(),
+  name: z.string().min(1),
+  arguments: z.union([z.record(z.string(), z.unknown()), z.string()], { error: "expected object or string" }),
+});
+
+const contentBlockSchema = z.discriminatedUnion("type", [textBlockSchema, thinkingBlockSchema, toolCallBlockSchema], {
+  error: 'expected a block with type "text", "thinking" or "toolCall"',
+});
+
+const whenSchema = z
+  .strictObject({
+    toolResultContains: z.string().optional(),
+    isError: z.boolean().optional(),
+    toolName: z.string().optional(),
+  })
+  .refine((when) => Object.keys(when).length > 0, { error: "expected at least one of toolResultContains, isError, toolName" });
+
+const responseSchema = z.strictObject({
+  content: z.array(contentBlockSchema),
+  stopReason: z.enum(["stop", "length", "toolUse", "error", "aborted"]).optional(),
+  errorMessage: z.string().optional(),
+  usage: z
+    .strictObject({
+      input: nonNegativeInt.optional(),
+      output: nonNegativeInt.optional(),
+      cacheRead: nonNegativeInt.optional(),
+      cacheWrite: nonNegativeInt.optional(),
+    })
+    .optional(),
+  delayMs: z.number().min(0).optional(),
+  when: whenSchema.optional(),
+});
+
+/** The schema a script file must match. */
+export const scriptSchema = z.strictObject({
+  name: z.string().min(1).optional(),
+  description: z.string().optional(),
+  responses: z.array(responseSchema).min(1),
+});
+
+/** A content block of a scripted response. */
+export type ScriptedContentBlock = z.infer<typeof contentBlockSchema>;
+/** A scripted tool call; `arguments` as a string is streamed verbatim (may be invalid JSON). */
+export type ScriptedToolCall = z.infer<typeof toolCallBlockSchema>;
+/**
+ * Matches the tool results at the end of the context (those after the last
+ * assistant message): it matches when one of them satisfies every given field —
+ * `toolResultContains`: its text contains the string; `isError`: its flag equals;
+ * `toolName`: it answers a call of that tool. A request after a user message has
+ * no latest tool results, so no `when` matches it.
+ */
+export type ScriptedWhen = z.infer<typeof whenSchema>;
+/** One scripted assistant response. */
+export type ScriptedResponse = z.infer<typeof responseSchema>;
+/** A whole script: an optional name and the responses. */
+export type Script = z.infer<typeof scriptSchema>;
+
+/** The script format as JSON Schema (draft 2020-12), for editors and documentation. */
+export function scriptJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(scriptSchema) as Record<string, unknown>;
+}
