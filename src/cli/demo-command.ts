@@ -1,0 +1,86 @@
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { DEMO_WORKSPACE_FILES } from "../providers/index.js";
+import type { CliIo } from "./cli-io.js";
+import { EXIT_CODES } from "./exit-codes.js";
+import { DEMO_HELP } from "./help-text.js";
+import { parseOptions } from "./parse-options.js";
+import { resolveModel } from "./resolve-model.js";
+import { DEFAULT_TOOL_NAMES, createTools } from "./resolve-tools.js";
+import { runSession } from "./run-session.js";
+import { defaultSystemPrompt } from "./system-prompt.js";
+import { UsageError } from "./usage-error.js";
+
+/** The prompt the demo sends; the scripted model plays the same session whatever it says. */
+export const DEMO_PROMPT = "Tidy up this workspace: do what notes.txt asks, then write a short summary.md of what you did.";
+
+/** Prefix of the temporary directory the demo creates. */
+export const DEMO_DIR_PREFIX = "loopchart-demo-";
+
+/**
+ * Creates `<tmp>/loopchart-demo-XXXX/workspace` holding `DEMO_WORKSPACE_FILES` and
+ * returns the workspace path and the default trace path beside it.
+ */
+export async function createDemoWorkspace(): Promise<{ workspace: string; tracePath: string }> {
+  const root = await mkdtemp(join(tmpdir(), DEMO_DIR_PREFIX));
+  const workspace = join(root, "workspace");
+  for (const [relative, content] of Object.entries(DEMO_WORKSPACE_FILES)) {
+    const path = join(workspace, relative);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, content, { mode: relative.endsWith(".sh") ? 0o755 : 0o644 });
+  }
+  return { workspace, tracePath: join(root, "trace.jsonl") };
+}
+
+/**
+ * `loopchart demo`: the main job of `npm start`. Runs `scripted/demo` with the default
+ * tools in a fresh temporary workspace, writes a trace, and tells the user where the
+ * workspace and trace are and how to replay it. Resolves to the exit code.
+ */
+export async function demoCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseOptions(
+    args,
+    { trace: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    "loopchart demo --help",
+  );
+  if (values.help === true) {
+    io.stdout.write(DEMO_HELP);
+    return EXIT_CODES.ok;
+  }
+  if (positionals.length > 0) throw new UsageError(`loopchart demo takes no prompt; got "${positionals.join(" ")}". Use loopchart run for your own prompt.`);
+  const json = values.json === true;
+  const { workspace, tracePath: defaultTrace } = await createDemoWorkspace();
+  const tracePath = typeof values.trace === "string" ? resolve(io.cwd, values.trace) : defaultTrace;
+  const resolved = await resolveModel({ spec: "scripted/demo", env: io.env, cwd: io.cwd });
+  const toolNames = [...DEFAULT_TOOL_NAMES];
+
+  if (!json) {
+    io.stderr.write(`loopchart demo · model scripted/demo (offline) · workspace ${workspace}\n`);
+    io.stderr.write(`> ${DEMO_PROMPT}\n\n`);
+  }
+  const outcome = await runSession({
+    io,
+    prompt: DEMO_PROMPT,
+    resolved,
+    tools: createTools(toolNames, workspace),
+    cwd: workspace,
+    systemPrompt: defaultSystemPrompt({ cwd: workspace, tools: toolNames }),
+    tracePath,
+    json,
+    argv: ["demo", ...args],
+  });
+  if (!json) {
+    io.stderr.write(
+      [
+        "",
+        `Workspace: ${workspace}`,
+        `Trace:     ${tracePath}`,
+        `Replay it: ${io.invokedAs} replay ${tracePath}`,
+        `Next:      ${io.invokedAs} run --help   (point it at OpenAI, Anthropic or a local OpenAI-compatible server)`,
+        "",
+      ].join("\n"),
+    );
+  }
+  return outcome.exitCode;
+}

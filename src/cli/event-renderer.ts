@@ -1,0 +1,11 @@
+import type { AgentEvent } from "../types.js";
+
+/** Turns a run's events into output. Used live and by `loopchart replay`. */
+export interface EventRenderer {
+  /** Renders one event; `t` is when it happened (ms since the epoch). */
+  render(event: AgentEvent, t: number): void;
+  /** Prints a message from the CLI itself (e.g. "aborting…"). */
+  notice(text: string): void;
+  /** Stops timers and clears any status line. Idempotent. */
+  close(): void;
+}

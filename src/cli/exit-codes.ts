@@ -1,0 +1,35 @@
+import type { ExitReason } from "../types.js";
+
+/** The process exit codes of `loopchart`. */
+export const EXIT_CODES = {
+  /** The run completed, terminated on a tool's request, or was stopped after a turn. */
+  ok: 0,
+  /** The run ended with a model error, or the CLI failed unexpectedly. */
+  error: 1,
+  /** The command line was wrong (unknown option, missing prompt, no model). */
+  usage: 2,
+  /** The run hit `--max-turns`. */
+  maxTurns: 3,
+  /** The run was interrupted (Ctrl-C / SIGINT). 128 + SIGINT's number, as shells do. */
+  aborted: 130,
+} as const;
+
+/** Maps a run's exit reason to the process exit code. */
+export function exitCodeFor(reason: ExitReason): number {
+  switch (reason) {
+    case "completed":
+    case "terminated":
+    case "stopped":
+      return EXIT_CODES.ok;
+    case "maxTurns":
+      return EXIT_CODES.maxTurns;
+    case "error":
+      return EXIT_CODES.error;
+    case "aborted":
+      return EXIT_CODES.aborted;
+    default: {
+      const unknown: never = reason;
+      throw new Error(`Unknown exit reason: ${String(unknown)}`);
+    }
+  }
+}

@@ -1,0 +1,98 @@
+import { DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL } from "./resolve-model.js";
+import { DEFAULT_TOOL_NAMES, TOOL_NAMES } from "./resolve-tools.js";
+
+/** `loopchart --help`. */
+export const MAIN_HELP = `loopchart — the agent tool-call loop as an XState statechart
+
+Usage:
+  loopchart run [options] "<prompt>"   run one prompt with tools in a directory
+  loopchart demo [options]             offline demo: the scripted model in a fresh temp workspace
+  loopchart replay <trace.jsonl>       re-render a recorded trace in the terminal
+  loopchart --help | <command> --help
+
+Examples:
+  loopchart demo
+  loopchart run --model scripted/demo "Tidy up this workspace"
+  OPENAI_API_KEY=sk-... loopchart run "Why does npm test fail?"
+  loopchart run --model openai-compatible/llama3.2 --base-url http://127.0.0.1:11434/v1 "List the TODOs"
+  loopchart replay run.jsonl
+
+Exit codes: 0 completed/terminated/stopped, 1 error, 2 usage, 3 max turns, 130 aborted (Ctrl-C).
+`;
+
+/** `loopchart run --help`. */
+export const RUN_HELP = `Usage: loopchart run [options] "<prompt>"
+
+Sends the prompt to a model with tools that act in --cwd and loops until the model
+answers without a tool call. Assistant text streams to stdout; tool progress, errors and
+a final summary line go to stderr. A prompt of - is read from stdin.
+
+Options:
+  -m, --model <provider>/<id>  The model. Providers:
+                                 scripted/demo, scripted/<path.json>  offline scripted model
+                                 openai/<id>         needs OPENAI_API_KEY
+                                 anthropic/<id>      needs ANTHROPIC_API_KEY
+                                 openai-compatible/<id>  needs --base-url or OPENAI_BASE_URL;
+                                                     OPENAI_API_KEY is sent when set
+                               Default: openai/${DEFAULT_OPENAI_MODEL} when OPENAI_API_KEY is set, else
+                               anthropic/${DEFAULT_ANTHROPIC_MODEL} when ANTHROPIC_API_KEY is set.
+                               e.g. --model openai/gpt-4.1
+      --base-url <url>         Server URL for openai-compatible (also overrides openai/anthropic).
+                               e.g. --base-url http://127.0.0.1:11434/v1
+      --tools <list>           Comma-separated tools from ${TOOL_NAMES.join(",")}, or none.
+                               Default: ${DEFAULT_TOOL_NAMES.join(",")}.  e.g. --tools read,bash
+      --all-tools              Offer every tool (${TOOL_NAMES.join(", ")}).
+      --cwd <dir>              Directory the tools work in. Default: the current directory.
+                               e.g. --cwd ./my-project
+      --system <text>          System prompt. Default: a short coding-assistant prompt naming --cwd.
+                               e.g. --system "You review code. Never edit files."
+      --max-turns <n>          Stop (exit code 3) instead of starting turn n+1.  e.g. --max-turns 10
+      --trace <file>           Record the run as JSONL (docs/TRACE_FORMAT.md), API keys redacted.
+                               e.g. --trace runs/today.jsonl   then: loopchart replay runs/today.jsonl
+      --json                   Print every agent event as one JSON line on stdout instead.
+                               e.g. --json | jq -c 'select(.type == "tool_execution_end")'
+  -h, --help                   Show this help.
+
+Environment: OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENAI_BASE_URL, NO_COLOR.
+Ctrl-C aborts the run: running tools are killed, the trace is flushed, exit code 130.
+Exit codes: 0 completed/terminated/stopped, 1 error, 2 usage, 3 max turns, 130 aborted.
+
+Examples:
+  loopchart run --model scripted/demo --cwd /tmp/ws "Tidy up this workspace"
+  loopchart run --model openai/gpt-4.1-mini --all-tools --trace run.jsonl "Find dead code in src/"
+  echo "Summarise README.md" | loopchart run --model anthropic/${DEFAULT_ANTHROPIC_MODEL} --tools read -
+`;
+
+/** `loopchart demo --help`. */
+export const DEMO_HELP = `Usage: loopchart demo [options]
+
+Runs the offline scripted model (scripted/demo) in a fresh temporary workspace it creates:
+the model reads a file, runs a bash command, edits a file, recovers from an invalid call and
+a length-truncated call, then answers. No API key or network needed. This is \`npm start\`.
+
+Options:
+      --trace <file>   Where to write the trace. Default: trace.jsonl next to the temp workspace.
+                       e.g. --trace demo.jsonl
+      --json           Print every agent event as one JSON line on stdout instead.
+  -h, --help           Show this help.
+
+Example:
+  loopchart demo --trace demo.jsonl && loopchart replay demo.jsonl
+`;
+
+/** `loopchart replay --help`. */
+export const REPLAY_HELP = `Usage: loopchart replay [options] <trace.jsonl>
+
+Re-renders a trace written by --trace (docs/TRACE_FORMAT.md) as the run looked: assistant
+text, each tool call with its arguments, duration and result, and the final summary line.
+Everything goes to stdout, so it can be piped (e.g. into less -R).
+
+Options:
+      --json           Print the recorded events as JSON lines instead.
+  -h, --help           Show this help.
+
+Exit codes: 0 rendered, 1 unreadable or malformed trace (the message names the line), 2 usage.
+
+Example:
+  loopchart replay /tmp/loopchart-demo-abc123/trace.jsonl
+`;

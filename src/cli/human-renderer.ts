@@ -1,0 +1,205 @@
+import type { AgentEvent, AgentToolResult, ExitReason } from "../types.js";
+import type { CliOutput } from "./cli-io.js";
+import type { EventRenderer } from "./event-renderer.js";
+import { createStyle, formatCost, formatCount, formatDuration, plural } from "./format.js";
+import { asAssistant, emptyRunStats, observeEvent, type RunStats } from "./run-stats.js";
+import { oneLine, summarizeArgs, summarizeResult } from "./summarize.js";
+
+/** How often the TTY spinner redraws. */
+export const SPINNER_INTERVAL_MS = 80;
+/** Without a TTY, how often a still-running tool call is reported. */
+export const STILL_RUNNING_INTERVAL_MS = 5000;
+const SPINNER_FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+const CLEAR_LINE = "\r\u001b[2K";
+
+/** Options of {@link createHumanRenderer}. */
+export interface HumanRendererOptions {
+  /** Receives the assistant's text as it streams. */
+  out: CliOutput;
+  /** Receives tool progress, model errors, notices and the final line. */
+  err: CliOutput;
+  /** A run happening now: enables the spinner (when `err` is a TTY) and "still running" reports. False for replays. */
+  live: boolean;
+  /** ANSI colours. */
+  color: boolean;
+  /** Clock for live elapsed times. Default `Date.now`. */
+  now?: () => number;
+}
+
+interface RunningCall {
+  name: string;
+  summary: string;
+  startedAt: number;
+  lastReportAt: number;
+}
+
+/**
+ * The terminal view of a run: assistant text streams to `out`; each tool call shows on
+ * `err` as it runs (name, argument summary, elapsed time — a spinner on a TTY) and ends
+ * with ✓/✗ and a result summary; the run ends with one line of exit reason, turns,
+ * tool calls, tokens and cost (when known).
+ */
+export function createHumanRenderer({ out, err, live, color, now = Date.now }: HumanRendererOptions): EventRenderer & { stats: RunStats } {
+  const style = createStyle(color);
+  const stats = emptyRunStats();
+  const running = new Map<string, RunningCall>();
+  const spinner = live && err.isTTY === true;
+  let frame = 0;
+  let statusShown = false;
+  let outMidLine = false;
+  let textSeen = false;
+  let timer: ReturnType<typeof setInterval> | undefined;
+
+  const clearStatus = () => {
+    if (statusShown) err.write(CLEAR_LINE);
+    statusShown = false;
+  };
+
+  const drawStatus = () => {
+    if (!spinner || running.size === 0 || (outMidLine && out.isTTY)) return;
+    const at = now();
+    const parts = [...running.values()].map((call) => `${call.name} ${call.summary} ${style.dim(formatDuration(at - call.startedAt))}`);
+    const width = Math.max(20, (err.columns ?? 100) - 1);
+    err.write(`${CLEAR_LINE}${SPINNER_FRAMES[frame % SPINNER_FRAMES.length]} ${oneLine(parts.join("  │  "), width - 2)}`);
+    statusShown = true;
+  };
+
+  const line = (text: string) => {
+    clearStatus();
+    if (outMidLine && (out === err || (out.isTTY === true && err.isTTY === true))) {
+      out.write("\n");
+      outMidLine = false;
+    }
+    err.write(`${text}\n`);
+    drawStatus();
+  };
+
+  const tick = () => {
+    frame += 1;
+    if (spinner) {
+      drawStatus();
+      return;
+    }
+    const at = now();
+    for (const call of running.values()) {
+      if (at - call.lastReportAt >= STILL_RUNNING_INTERVAL_MS) {
+        call.lastReportAt = at;
+        line(style.dim(`… ${call.name} ${call.summary} · still running · ${formatDuration(at - call.startedAt)}`));
+      }
+    }
+  };
+
+  const startTimer = () => {
+    if (!live || timer !== undefined) return;
+    timer = setInterval(tick, spinner ? SPINNER_INTERVAL_MS : STILL_RUNNING_INTERVAL_MS / 5);
+  };
+
+  const stopTimerIfIdle = () => {
+    if (running.size > 0 || timer === undefined) return;
+    clearInterval(timer);
+    timer = undefined;
+  };
+
+  const writeText = (text: string) => {
+    if (text === "") return;
+    clearStatus();
+    out.write(text);
+    outMidLine = !text.endsWith("\n");
+  };
+
+  const endText = () => {
+    if (outMidLine) out.write("\n");
+    outMidLine = false;
+  };
+
+  const finalLine = (reason: ExitReason | undefined) => {
+    const parts = [reasonLabel(reason), plural(stats.turns, "turn")];
+    const failed = stats.toolErrors > 0 ? ` (${formatCount(stats.toolErrors)} failed)` : "";
+    parts.push(`${plural(stats.toolCalls, "tool call")}${failed}`);
+    if (stats.totalTokens > 0) {
+      parts.push(`${formatCount(stats.totalTokens)} tokens (${formatCount(stats.inputTokens)} in, ${formatCount(stats.outputTokens)} out)`);
+    }
+    if (stats.cost > 0) parts.push(formatCost(stats.cost));
+    const text = `■ ${parts.join(" · ")}`;
+    line(reason === "completed" || reason === "terminated" || reason === "stopped" ? style.bold(text) : style.red(text));
+  };
+
+  const render = (event: AgentEvent, t: number): void => {
+    observeEvent(stats, event);
+    switch (event.type) {
+      case "message_start":
+        textSeen = false;
+        return;
+      case "message_update": {
+        const update = event.assistantMessageEvent;
+        if (update.type === "text_delta") {
+          textSeen = true;
+          writeText(update.delta);
+        }
+        return;
+      }
+      case "message_end": {
+        const message = asAssistant(event.message);
+        if (message === undefined) return;
+        if (!textSeen) {
+          const text = message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
+          writeText(text);
+        }
+        endText();
+        if (message.stopReason === "error") line(style.red(`✗ model error: ${message.errorMessage ?? "unknown error"}`));
+        else if (message.stopReason === "aborted") line(style.yellow(`■ model request aborted${message.errorMessage ? `: ${message.errorMessage}` : ""}`));
+        else if (message.stopReason === "length") line(style.yellow("⚠ the response hit the output token limit"));
+        return;
+      }
+      case "tool_execution_start": {
+        endText();
+        const call: RunningCall = { name: event.toolName, summary: summarizeArgs(event.args), startedAt: t, lastReportAt: t };
+        running.set(event.toolCallId, call);
+        if (spinner) drawStatus();
+        else line(style.dim(`→ ${call.name} ${call.summary}`));
+        startTimer();
+        return;
+      }
+      case "tool_execution_end": {
+        const call = running.get(event.toolCallId);
+        running.delete(event.toolCallId);
+        stopTimerIfIdle();
+        const elapsed = call === undefined ? "" : ` · ${formatDuration(t - call.startedAt)}`;
+        const head = `${event.toolName} ${call?.summary ?? ""}`.trimEnd();
+        const result = summarizeResult(event.result as AgentToolResult<unknown>);
+        line(event.isError ? style.red(`✗ ${head}${elapsed} · ${result}`) : `${style.green("✓")} ${head}${style.dim(`${elapsed} · ${result}`)}`);
+        return;
+      }
+      case "agent_end":
+        endText();
+        running.clear();
+        stopTimerIfIdle();
+        finalLine(event.exitReason);
+        return;
+      default:
+        return;
+    }
+  };
+
+  return {
+    stats,
+    render,
+    notice: (text: string) => line(style.yellow(text)),
+    close(): void {
+      running.clear();
+      stopTimerIfIdle();
+      clearStatus();
+    },
+  };
+}
+
+function reasonLabel(reason: ExitReason | undefined): string {
+  switch (reason) {
+    case undefined:
+      return "ended";
+    case "maxTurns":
+      return "max turns reached";
+    default:
+      return reason;
+  }
+}

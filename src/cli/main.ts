@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+/**
+ * The `loopchart` executable: wires {@link runCli} to this process (streams, env,
+ * Ctrl-C) and exits with its code once stdout and stderr are flushed.
+ */
+import { basename, relative } from "node:path";
+import { runCli } from "./cli.js";
+import type { CliIo } from "./cli-io.js";
+
+/** How to tell the user to call the CLI again: `loopchart` via the bin link, else the script path. */
+function invokedAs(script: string | undefined): string {
+  if (script === undefined || basename(script) === "loopchart") return "loopchart";
+  const path = relative(process.cwd(), script) || script;
+  return script.endsWith(".ts") ? `npx tsx ${path}` : `node ${path}`;
+}
+
+const io: CliIo = {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  env: process.env,
+  cwd: process.cwd(),
+  invokedAs: invokedAs(process.argv[1]),
+  onInterrupt(handler) {
+    process.on("SIGINT", handler);
+    process.on("SIGTERM", handler);
+    return () => {
+      process.off("SIGINT", handler);
+      process.off("SIGTERM", handler);
+    };
+  },
+};
+
+const code = await runCli(process.argv.slice(2), io);
+await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+await new Promise<void>((resolve) => process.stderr.write("", () => resolve()));
+process.exit(code);

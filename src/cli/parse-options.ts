@@ -1,0 +1,38 @@
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { UsageError } from "./usage-error.js";
+
+type OptionsConfig = NonNullable<ParseArgsConfig["options"]>;
+
+/** The parsed values and positionals of one command. */
+export interface ParsedOptions {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+}
+
+/**
+ * `util.parseArgs` (strict, positionals allowed) whose failures become a
+ * {@link UsageError} that names the bad option and points at `helpCommand`.
+ */
+export function parseOptions(args: readonly string[], options: OptionsConfig, helpCommand: string): ParsedOptions {
+  try {
+    const { values, positionals } = parseArgs({ args: [...args], options, strict: true, allowPositionals: true });
+    return { values: values as ParsedOptions["values"], positionals };
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    const quoted = /'([^']+)'/.exec((error as Error).message)?.[1];
+    const hint = `Run "${helpCommand}" to see the options.`;
+    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") throw new UsageError(`Unknown option ${quoted ?? ""}. ${hint}`);
+    if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+      throw new UsageError(`${(error as Error).message.replace(/\.$/, "")}. ${hint}`);
+    }
+    throw new UsageError(`${(error as Error).message} ${hint}`);
+  }
+}
+
+/** Parses a positive integer option; throws {@link UsageError} saying what was expected. */
+export function parsePositiveInt(name: string, value: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) {
+    throw new UsageError(`${name} expects a whole number of at least 1, e.g. ${name} 8; got "${value}".`);
+  }
+  return Number(value);
+}

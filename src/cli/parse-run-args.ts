@@ -1,0 +1,88 @@
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseOptions, parsePositiveInt } from "./parse-options.js";
+import { DEFAULT_TOOL_NAMES, TOOL_NAMES, parseToolList } from "./resolve-tools.js";
+import { UsageError } from "./usage-error.js";
+
+/** `loopchart run`'s options, validated. */
+export interface RunArgs {
+  help: boolean;
+  /** The prompt; `-` means read it from stdin. */
+  prompt: string;
+  /** `--model`, when given. */
+  model?: string;
+  baseUrl?: string;
+  /** Names of the tools to offer. */
+  tools: string[];
+  /** Absolute working directory of the tools. */
+  cwd: string;
+  systemPrompt?: string;
+  maxTurns?: number;
+  /** Absolute path of the trace file, when `--trace` was given. */
+  tracePath?: string;
+  json: boolean;
+}
+
+/** The `util.parseArgs` options of `loopchart run`. */
+export const RUN_OPTIONS = {
+  model: { type: "string", short: "m" },
+  "base-url": { type: "string" },
+  tools: { type: "string" },
+  "all-tools": { type: "boolean" },
+  cwd: { type: "string" },
+  system: { type: "string" },
+  "max-turns": { type: "string" },
+  trace: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/**
+ * Parses and validates `loopchart run`'s arguments; `baseDir` resolves relative paths.
+ * Throws {@link UsageError} with a message that says what was expected.
+ */
+export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs {
+  const { values, positionals } = parseOptions(args, RUN_OPTIONS, "loopchart run --help");
+  const help = values.help === true;
+  const prompt = positionals.join(" ").trim();
+  if (!help && prompt === "") {
+    throw new UsageError('loopchart run expects a prompt, e.g. loopchart run --model scripted/demo "Tidy up notes.txt" (use - to read it from stdin).');
+  }
+  if (values.tools !== undefined && values["all-tools"] === true) {
+    throw new UsageError("Give either --tools <list> or --all-tools, not both.");
+  }
+  const tools = values["all-tools"] === true ? [...TOOL_NAMES] : values.tools !== undefined ? parseToolList(String(values.tools)) : [...DEFAULT_TOOL_NAMES];
+  const cwd = resolve(baseDir, typeof values.cwd === "string" ? values.cwd : ".");
+  if (!help) checkDirectory(cwd);
+  return {
+    help,
+    prompt,
+    model: stringValue(values.model, "--model"),
+    baseUrl: stringValue(values["base-url"], "--base-url"),
+    tools,
+    cwd,
+    systemPrompt: typeof values.system === "string" ? values.system : undefined,
+    maxTurns: typeof values["max-turns"] === "string" ? parsePositiveInt("--max-turns", values["max-turns"]) : undefined,
+    tracePath: typeof values.trace === "string" ? resolve(baseDir, nonEmpty(values.trace, "--trace")) : undefined,
+    json: values.json === true,
+  };
+}
+
+function stringValue(value: string | boolean | undefined, name: string): string | undefined {
+  return typeof value === "string" ? nonEmpty(value, name) : undefined;
+}
+
+function nonEmpty(value: string, name: string): string {
+  if (value.trim() === "") throw new UsageError(`${name} expects a value, not an empty string.`);
+  return value.trim();
+}
+
+function checkDirectory(path: string): void {
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(path).isDirectory();
+  } catch {
+    // reported below
+  }
+  if (!isDirectory) throw new UsageError(`--cwd expects an existing directory; ${path} is not one.`);
+}

@@ -1,0 +1,36 @@
+import type { AgentTool } from "../types.js";
+import { createAllTools } from "../../tools/index.js";
+import { UsageError } from "./usage-error.js";
+
+/** Tools `--tools` accepts. */
+export const TOOL_NAMES = ["read", "bash", "edit", "write", "grep", "find", "ls"] as const;
+/** The tools offered when neither `--tools` nor `--all-tools` is given. */
+export const DEFAULT_TOOL_NAMES = ["read", "bash", "edit", "write"] as const;
+
+/**
+ * Parses a `--tools` value: comma-separated names from {@link TOOL_NAMES}, or `none`.
+ * Throws {@link UsageError} naming the unknown entries.
+ */
+export function parseToolList(value: string): string[] {
+  const trimmed = value.trim();
+  if (trimmed === "none" || trimmed === "") return [];
+  const names = trimmed.split(",").map((name) => name.trim()).filter((name) => name !== "");
+  const unknown = names.filter((name) => !(TOOL_NAMES as readonly string[]).includes(name));
+  if (unknown.length > 0) {
+    throw new UsageError(`--tools expects a comma-separated list of ${TOOL_NAMES.join(", ")} (or "none"); unknown: ${unknown.join(", ")}.`);
+  }
+  return [...new Set(names)];
+}
+
+/**
+ * Creates the named built-in tools working in `cwd`, in the order given.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of any schema, as AgentContext.tools
+export function createTools(names: readonly string[], cwd: string): AgentTool<any, any>[] {
+  const all = createAllTools(cwd);
+  return names.map((name) => {
+    const tool = all.find((candidate) => candidate.name === name);
+    if (tool === undefined) throw new UsageError(`The tool ${name} is not available in this build of loopchart.`);
+    return tool;
+  });
+}

@@ -1,0 +1,42 @@
+import type { CliIo } from "./cli-io.js";
+import { EXIT_CODES } from "./exit-codes.js";
+import { RUN_HELP } from "./help-text.js";
+import { parseRunArgs } from "./parse-run-args.js";
+import { readAll } from "./read-stdin.js";
+import { resolveModel } from "./resolve-model.js";
+import { createTools } from "./resolve-tools.js";
+import { runSession } from "./run-session.js";
+import { defaultSystemPrompt } from "./system-prompt.js";
+import { UsageError } from "./usage-error.js";
+
+/**
+ * `loopchart run [options] "<prompt>"`. Resolves to the process exit code; throws
+ * {@link UsageError} for a bad command line (exit code 2).
+ */
+export async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const parsed = parseRunArgs(args, io.cwd);
+  if (parsed.help) {
+    io.stdout.write(RUN_HELP);
+    return EXIT_CODES.ok;
+  }
+  const prompt = parsed.prompt === "-" ? (await readAll(io.stdin)).trim() : parsed.prompt;
+  if (prompt === "") throw new UsageError("loopchart run: the prompt read from stdin is empty.");
+  const resolved = await resolveModel({ spec: parsed.model, baseUrl: parsed.baseUrl, env: io.env, cwd: io.cwd });
+  const tools = createTools(parsed.tools, parsed.cwd);
+  const outcome = await runSession({
+    io,
+    prompt,
+    resolved,
+    tools,
+    cwd: parsed.cwd,
+    systemPrompt: parsed.systemPrompt ?? defaultSystemPrompt({ cwd: parsed.cwd, tools: parsed.tools }),
+    maxTurns: parsed.maxTurns,
+    tracePath: parsed.tracePath,
+    json: parsed.json,
+    argv: ["run", ...args],
+  });
+  if (outcome.tracePath !== undefined && !parsed.json) {
+    io.stderr.write(`Trace written to ${outcome.tracePath}\nReplay it with: ${io.invokedAs} replay ${outcome.tracePath}\n`);
+  }
+  return outcome.exitCode;
+}

@@ -1,0 +1,54 @@
+import type { AgentToolResult } from "../types.js";
+
+/** Longest one-line summary the CLI prints for a tool's arguments or result. */
+export const SUMMARY_MAX_CHARS = 80;
+
+/** Argument names shown first, without their name, when a call has them. */
+const PRIMARY_ARGS = ["command", "path", "file_path", "pattern", "query", "url"];
+
+/** Collapses whitespace and cuts `text` to `max` characters, ending with `…` when cut. */
+export function oneLine(text: string, max: number = SUMMARY_MAX_CHARS): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1))}…`;
+}
+
+/**
+ * A one-line summary of a tool call's arguments: the primary argument (command, path,
+ * pattern…) bare, then the other scalar arguments as `name=value`; long values are cut.
+ *
+ * @example summarizeArgs({ path: "a.ts", offset: 10 }) // "a.ts offset=10"
+ */
+export function summarizeArgs(args: unknown, max: number = SUMMARY_MAX_CHARS): string {
+  if (typeof args !== "object" || args === null) return oneLine(JSON.stringify(args) ?? "", max);
+  const entries = Object.entries(args as Record<string, unknown>);
+  const primary = PRIMARY_ARGS.find((name) => typeof (args as Record<string, unknown>)[name] === "string");
+  const parts: string[] = [];
+  if (primary !== undefined) parts.push(String((args as Record<string, unknown>)[primary]));
+  for (const [name, value] of entries) {
+    if (name === primary) continue;
+    if (typeof value === "string") parts.push(`${name}=${value.length > 24 ? `${JSON.stringify(value.slice(0, 20))}…(${value.length} chars)` : JSON.stringify(value)}`);
+    else if (typeof value === "number" || typeof value === "boolean") parts.push(`${name}=${String(value)}`);
+    else if (value !== undefined) parts.push(`${name}=${oneLine(JSON.stringify(value) ?? "", 24)}`);
+  }
+  return oneLine(parts.join(" "), max);
+}
+
+/**
+ * A one-line summary of a tool result: the text when it is one line, otherwise
+ * `N lines: <first line>`; images are counted.
+ */
+export function summarizeResult(result: AgentToolResult<unknown> | undefined, max: number = SUMMARY_MAX_CHARS): string {
+  const content = Array.isArray(result?.content) ? result.content : [];
+  const text = content
+    .filter((block): block is { type: "text"; text: string } => block.type === "text")
+    .map((block) => block.text)
+    .join("\n")
+    .trim();
+  const images = content.filter((block) => block.type === "image").length;
+  const imageNote = images > 0 ? ` [${images} image${images === 1 ? "" : "s"}]` : "";
+  if (text === "") return images > 0 ? imageNote.trim() : "(no output)";
+  const lines = text.split("\n");
+  const first = lines.find((line) => line.trim() !== "") ?? "";
+  const body = lines.length === 1 ? first : `${lines.length} lines: ${first}`;
+  return oneLine(`${body}${imageNote}`, max);
+}
