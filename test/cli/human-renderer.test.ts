@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { createHumanRenderer } from "../../src/cli/human-renderer.js";
+import { summarizeArgs, summarizeResult } from "../../src/cli/summarize.js";
+import { sampleRun } from "./sample-events.js";
+
+function sink() {
+  const chunks: string[] = [];
+  return { write: (chunk: string) => chunks.push(chunk), text: () => chunks.join("") };
+}
+
+describe("createHumanRenderer", () => {
+  it("should stream text to out and tool progress plus the final line to err", () => {
+    const out = sink();
+    const err = sink();
+    const renderer = createHumanRenderer({ out, err, live: false, color: false });
+    sampleRun().forEach((event, index) => renderer.render(event, 1000 + index * 10));
+    renderer.close();
+
+    expect(out.text()).toBe("Reading the notes.\nAll done.\n");
+    const lines = err.text().trimEnd().split("\n");
+    expect(lines).toContain("→ read notes.txt");
+    expect(lines).toContain("→ bash false");
+    expect(lines).toContain("✗ bash false · 10ms · Command exited with code 1");
+    expect(lines).toContain("✓ read notes.txt · 30ms · 2 lines: line one");
+    expect(lines.at(-1)).toBe("■ completed · 2 turns · 2 tool calls (1 failed) · 240 tokens (200 in, 40 out) · $0.0020");
+  });
+
+  it("should show a model error and its message", () => {
+    const err = sink();
+    const renderer = createHumanRenderer({ out: sink(), err, live: false, color: false });
+    const message = { ...(sampleRun()[19] as { message: object }).message, stopReason: "error", errorMessage: "429 rate limited" };
+    renderer.render({ type: "message_end", message } as never, 1);
+    renderer.render({ type: "agent_end", messages: [], exitReason: "error" }, 2);
+    expect(err.text()).toContain("✗ model error: 429 rate limited");
+    expect(err.text()).toContain("■ error · 0 turns");
+  });
+});
+
+describe("summaries", () => {
+  it("should put the primary argument first and others as name=value", () => {
+    expect(summarizeArgs({ path: "a.ts", offset: 10, limit: 5 })).toBe("a.ts offset=10 limit=5");
+    expect(summarizeArgs({ command: "ls\n-la" })).toBe("ls -la");
+    expect(summarizeArgs({ cmd: "ls" })).toBe('cmd="ls"');
+  });
+
+  it("should cut long summaries to one line", () => {
+    expect(summarizeArgs({ command: "x".repeat(200) })).toHaveLength(80);
+    expect(summarizeResult({ content: [], details: {} })).toBe("(no output)");
+  });
+});
