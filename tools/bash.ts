@@ -1,0 +1,184 @@
+/**
+ * The `bash` tool: runs a shell command and returns the end of its output.
+ */
+import { randomBytes } from "node:crypto";
+import { closeSync, openSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { StringDecoder } from "node:string_decoder";
+import { Type, type Static } from "typebox";
+import type { AgentTool } from "../src/types.js";
+import { localBashOperations, type BashOperations } from "./bash-operations.js";
+import { localFileSystem } from "./file-system-operations.js";
+import { resolveToolPath, type PathOptions } from "./resolve-path.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateTail, type TruncationResult } from "./truncate.js";
+
+/** At most one `onUpdate` per this many milliseconds while a command runs. */
+export const BASH_UPDATE_INTERVAL_MS = 100;
+const MS_PER_SECOND = 1000;
+/** How much decoded output is kept in memory: twice the byte limit, so the kept tail is always complete. */
+const TAIL_WINDOW_CHARS = DEFAULT_MAX_BYTES * 2;
+const FULL_OUTPUT_FILE_MODE = 0o600;
+
+export const bashSchema = Type.Object({
+  command: Type.String({ description: "Bash command to execute" }),
+  timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "Timeout in seconds (optional, no default timeout)" })),
+});
+
+/** Arguments of `bash`. */
+export type BashToolInput = Static<typeof bashSchema>;
+
+/** `details` of a `bash` result. */
+export interface BashToolDetails {
+  /** Set when the output was cut. */
+  truncation?: TruncationResult;
+  /** The file holding the complete output, when it was cut. */
+  fullOutputPath?: string;
+}
+
+/** Options of {@link createBashTool}. */
+export interface BashToolOptions extends PathOptions {
+  /** How commands run. Default: a local shell. */
+  operations?: BashOperations;
+  /** Timeout in seconds when the call gives none. Default: none. */
+  defaultTimeout?: number;
+  /** Environment of the command. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Collects output: a tail window in memory and, once the output outgrows the limits, everything in a temp file. */
+class OutputCollector {
+  private readonly decoder = new StringDecoder("utf8");
+  private readonly pending: Buffer[] = [];
+  private tail = "";
+  private bytes = 0;
+  private newlines = 0;
+  private fd: number | undefined;
+  fullOutputPath: string | undefined;
+
+  add(chunk: Buffer): void {
+    this.bytes += chunk.length;
+    for (const byte of chunk) if (byte === 0x0a) this.newlines++;
+    this.tail += this.decoder.write(chunk);
+    if (this.tail.length > TAIL_WINDOW_CHARS * 2) this.tail = this.tail.slice(-TAIL_WINDOW_CHARS);
+    if (this.fd === undefined) {
+      this.pending.push(chunk);
+      if (this.bytes > DEFAULT_MAX_BYTES || this.newlines >= DEFAULT_MAX_LINES) this.openFile();
+    } else {
+      writeSync(this.fd, chunk);
+    }
+  }
+
+  private openFile(): void {
+    this.fullOutputPath = join(tmpdir(), `loopchart-bash-${randomBytes(8).toString("hex")}.log`);
+    this.fd = openSync(this.fullOutputPath, "wx", FULL_OUTPUT_FILE_MODE);
+    for (const chunk of this.pending) writeSync(this.fd, chunk);
+    this.pending.length = 0;
+  }
+
+  /** The text so far, tail-truncated. */
+  snapshot(): TruncationResult {
+    let text = this.tail.length > TAIL_WINDOW_CHARS ? this.tail.slice(-TAIL_WINDOW_CHARS) : this.tail;
+    if (text.endsWith("\n")) text = text.slice(0, -1);
+    return truncateTail(text);
+  }
+
+  /** Flushes the decoder and closes the temp file. */
+  close(): void {
+    this.tail += this.decoder.end();
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  /** Lines of the whole output; a final newline does not start another line. */
+  get totalLines(): number {
+    if (this.bytes === 0) return 0;
+    return this.tail.endsWith("\n") ? this.newlines : this.newlines + 1;
+  }
+}
+
+/** The text the model reads: the kept tail, `(no output)`, and the notice naming the full-output file. */
+function render(collector: OutputCollector): { text: string; truncation: TruncationResult } {
+  const truncation = collector.snapshot();
+  let text = truncation.content === "" ? "(no output)" : truncation.content;
+  if (truncation.truncated) {
+    const total = collector.totalLines;
+    const end = total;
+    const start = end - truncation.outputLines + 1;
+    const where = collector.fullOutputPath ? ` Full output: ${collector.fullOutputPath}` : "";
+    let notice: string;
+    if (truncation.lastLinePartial) {
+      notice = `[Showing last ${formatSize(truncation.outputBytes)} of line ${end}.${where}]`;
+    } else if (truncation.truncatedBy === "bytes") {
+      notice = `[Showing lines ${start}-${end} of ${total} (${formatSize(DEFAULT_MAX_BYTES)} limit).${where}]`;
+    } else {
+      notice = `[Showing lines ${start}-${end} of ${total}.${where}]`;
+    }
+    text += `\n\n${notice}`;
+  }
+  return { text, truncation };
+}
+
+function describeBash(): string {
+  return [
+    "Execute a bash command in the current working directory. Returns stdout and stderr merged.",
+    `Output is truncated to the last ${DEFAULT_MAX_LINES} lines or ${formatSize(DEFAULT_MAX_BYTES)}, whichever comes first; when cut, the full output is saved to a file whose path the notice names.`,
+    "Optionally pass a timeout in seconds. A non-zero exit code, a timeout or an abort is reported as an error with the output.",
+  ].join(" ");
+}
+
+/**
+ * Creates `bash` working in `cwd`. Throws with the output and a final status line when
+ * the command exits non-zero (`Command exited with code N`), times out (`Command timed
+ * out after N seconds`) or is aborted (`Command aborted`); on timeout and abort the
+ * command's whole process group is killed.
+ */
+export function createBashTool(cwd: string, options: BashToolOptions = {}): AgentTool<typeof bashSchema, BashToolDetails> {
+  const ops = options.operations ?? localBashOperations;
+  return {
+    name: "bash",
+    label: "Bash",
+    description: describeBash(),
+    parameters: bashSchema,
+    async execute(_toolCallId, input, signal, onUpdate) {
+      const workdir = await resolveToolPath(cwd, ".", options, localFileSystem);
+      const timeout = input.timeout ?? options.defaultTimeout;
+      const collector = new OutputCollector();
+      let lastUpdate = 0;
+      let updateTimer: NodeJS.Timeout | undefined;
+      const sendUpdate = (): void => {
+        updateTimer = undefined;
+        lastUpdate = Date.now();
+        const snapshot = collector.snapshot();
+        onUpdate?.({ content: [{ type: "text", text: snapshot.content }], details: {} });
+      };
+      const result = await ops.exec(input.command, {
+        cwd: workdir,
+        signal,
+        ...(timeout !== undefined ? { timeoutMs: timeout * MS_PER_SECOND } : {}),
+        ...(options.env ? { env: options.env } : {}),
+        onData: (chunk) => {
+          collector.add(chunk);
+          if (!onUpdate || updateTimer) return;
+          const wait = BASH_UPDATE_INTERVAL_MS - (Date.now() - lastUpdate);
+          if (wait <= 0) sendUpdate();
+          else updateTimer = setTimeout(sendUpdate, wait);
+        },
+      });
+      if (updateTimer) clearTimeout(updateTimer);
+      collector.close();
+      const { text, truncation } = render(collector);
+      const details: BashToolDetails = {
+        ...(truncation.truncated ? { truncation } : {}),
+        ...(collector.fullOutputPath ? { fullOutputPath: collector.fullOutputPath } : {}),
+      };
+      if (result.aborted) throw new Error(`${text}\n\nCommand aborted`);
+      if (result.timedOut) throw new Error(`${text}\n\nCommand timed out after ${timeout} seconds`);
+      if (result.exitCode !== 0) throw new Error(`${text}\n\nCommand exited with code ${result.exitCode ?? "unknown (killed by a signal)"}`);
+      return { content: [{ type: "text", text }], details };
+    },
+  };
+}
+
+/** `bash` working in `process.cwd()`. */
+export const bashTool = createBashTool(process.cwd());
