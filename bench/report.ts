@@ -1,0 +1,93 @@
+/**
+ * Turns the measured runs into figures: medians, ratios, events per second,
+ * and the Markdown table.
+ */
+import type { RunMeasurement } from "./measure.js";
+import { describeWorkload, type Workload } from "./workloads.js";
+
+const MS_PER_SECOND = 1_000;
+const BYTES_PER_MB = 1024 * 1024;
+
+/** The figures of one engine on one workload. */
+export interface EngineFigures {
+  medianMs: number;
+  events: number;
+  eventsPerSecond: number;
+  /** Highest peak over the rounds, in MB above the post-GC baseline. */
+  peakHeapMb: number;
+}
+
+/** The figures of one workload: pi's, and loopchart's when it ran. */
+export interface WorkloadFigures {
+  workload: Workload;
+  pi: EngineFigures;
+  loopchart?: EngineFigures;
+  /** loopchart median / pi median. */
+  ratio?: number;
+}
+
+/** The median of a non-empty list (mean of the middle two for even lengths). */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) throw new RangeError("median of an empty list");
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** Summarises the rounds of one engine. `runs` must be non-empty. */
+export function summarise(runs: readonly RunMeasurement[]): EngineFigures {
+  const medianMs = median(runs.map((run) => run.wallMs));
+  const events = runs[0].events;
+  return {
+    medianMs,
+    events,
+    eventsPerSecond: (events / medianMs) * MS_PER_SECOND,
+    peakHeapMb: Math.max(...runs.map((run) => run.peakHeapBytes)) / BYTES_PER_MB,
+  };
+}
+
+function formatMs(ms: number): string {
+  return ms >= 100 ? ms.toFixed(0) : ms.toFixed(1);
+}
+
+function formatRate(perSecond: number): string {
+  if (perSecond >= 1e6) return `${(perSecond / 1e6).toFixed(2)} M`;
+  return `${(perSecond / 1e3).toFixed(0)} k`;
+}
+
+/** One line per workload, printed as soon as it is measured. */
+export function formatWorkloadLine(figures: WorkloadFigures): string {
+  const { workload, pi, loopchart, ratio } = figures;
+  const head = `${workload.name} (${describeWorkload(workload)}, ${pi.events} events):`;
+  const piPart = `pi ${formatMs(pi.medianMs)} ms, ${formatRate(pi.eventsPerSecond)}ev/s, peak heap ${pi.peakHeapMb.toFixed(1)} MB`;
+  if (!loopchart || ratio === undefined) return `${head} ${piPart}`;
+  const lcPart = `loopchart ${formatMs(loopchart.medianMs)} ms, ${formatRate(loopchart.eventsPerSecond)}ev/s, peak heap ${loopchart.peakHeapMb.toFixed(1)} MB`;
+  return `${head} ${piPart} | ${lcPart} | ratio ${ratio.toFixed(2)}`;
+}
+
+/** The results as a Markdown table; loopchart's columns read `n/a` when it did not run. */
+export function formatTable(rows: readonly WorkloadFigures[]): string {
+  const lines = [
+    "| workload | shape | events | pi ms | loopchart ms | ratio loopchart/pi | pi events/s | loopchart events/s | pi peak heap MB | loopchart peak heap MB |",
+    "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|",
+  ];
+  for (const { workload, pi, loopchart, ratio } of rows) {
+    lines.push(
+      [
+        "",
+        workload.name,
+        describeWorkload(workload),
+        String(pi.events),
+        formatMs(pi.medianMs),
+        loopchart ? formatMs(loopchart.medianMs) : "n/a",
+        ratio === undefined ? "n/a" : ratio.toFixed(2),
+        formatRate(pi.eventsPerSecond),
+        loopchart ? formatRate(loopchart.eventsPerSecond) : "n/a",
+        pi.peakHeapMb.toFixed(1),
+        loopchart ? loopchart.peakHeapMb.toFixed(1) : "n/a",
+        "",
+      ].join(" | ").trim(),
+    );
+  }
+  return lines.join("\n");
+}
