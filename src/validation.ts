@@ -106,7 +106,12 @@ export function validateToolArguments(tool: ToolSchemaSource, args: unknown): un
 
 function entryFor(toolName: string, parameters: unknown): SchemaEntry {
   if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters)) {
-    const found = Array.isArray(parameters) ? "an array" : parameters === null ? "null" : typeof parameters;
+    const found =
+      parameters === null || parameters === undefined
+        ? String(parameters)
+        : Array.isArray(parameters)
+          ? "an array"
+          : `a ${typeof parameters}`;
     throw new InvalidToolDefinitionError(
       toolName,
       `Tool "${toolName}": parameters must be a schema object (TypeBox, zod or JSON Schema), but it is ${found}.`,
