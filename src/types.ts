@@ -216,6 +216,8 @@ export type AgentEvent =
       messages: AgentMessage[];
       /** loopchart: why the run ended. */
       exitReason?: ExitReason;
+      /** loopchart: what failed, when the exit reason is `error` (or `aborted`). */
+      errorMessage?: string;
     }
   | { type: "turn_start" }
   | { type: "turn_end"; message: AgentMessage; toolResults: ToolResultMessage[] }

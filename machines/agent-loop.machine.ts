@@ -1,0 +1,635 @@
+/**
+ * The agent loop as one statechart.
+ *
+ *   starting ─▶ requesting ─┬─ responseFailed ───────────────────────────▶ done (error | aborted)
+ *                           ├─ hasNoToolCalls ─────────────▶ endingTurn
+ *                           └─ (isLengthTruncated: refuse) ─▶ toolBatch ─▶ endingTurn
+ *   toolBatch: dispatching ─▶ preparing ⇄ executing ─▶ finalizing ─▶ appending
+ *   endingTurn ─┬─ shouldStop ─▶ done (stopped)
+ *               └─▶ pollingSteering ─┬─ continues ─▶ nextTurn ─┬─ isAborted ─▶ done (aborted)
+ *                                    │                         ├─ reachedMaxTurns ─▶ done (maxTurns)
+ *                                    │                         └─▶ (preparingNextTurn) ─▶ requesting
+ *                                    └─▶ pollingFollowUp ─┬─ hasPendingMessages ─▶ nextTurn
+ *                                                         └─▶ done (completed | terminated)
+ *
+ * Guards, actions and actors are referenced by name. The defaults here are
+ * stand-ins without I/O (so `xstate/graph` can traverse the machine); `src/actors/`
+ * provides the real ones with `machine.provide(...)`.
+ */
+import { assign, emit, enqueueActions, fromCallback, fromPromise, setup } from "xstate";
+import type {
+  AgentEvent,
+  AgentMessage,
+  AssistantMessage,
+  ExitReason,
+  Model,
+  ThinkingLevel,
+  ToolCall,
+  ToolExecutionMode,
+  ToolResultMessage,
+} from "../src/types.js";
+import type {
+  AgentLoopEvent,
+  ModelStreamEvent,
+  NextTurnUpdate,
+  RequestModelInput,
+  ToolCallInput,
+  TurnHookInput,
+} from "./events.js";
+import { errorText, toolCallMachine } from "./tool-call.machine.js";
+
+/** Text of the error result each call of a length-truncated response gets. */
+export const LENGTH_TRUNCATION_MESSAGE =
+  "The response hit the output token limit before this tool call was complete, so it was not executed. " +
+  "Re-issue the call with complete arguments (split large content across several calls if needed).";
+
+/** Text of the result a call gets when the run was aborted before it could start. */
+export const ABORTED_MESSAGE = "Operation aborted";
+
+/** Which hooks the run has; lets the chart skip polling states that would do nothing. */
+export interface AgentLoopHooks {
+  steering: boolean;
+  followUp: boolean;
+  shouldStopAfterTurn: boolean;
+  prepareNextTurn: boolean;
+}
+
+/** Input of the loop machine. All plain data. */
+export interface AgentLoopInput {
+  systemPrompt: string;
+  /** The transcript the run starts from (prompts already appended for a prompt run). */
+  messages: AgentMessage[];
+  /** Prompts of a prompt run; emitted as messages at the start. Empty for a continue run. */
+  prompts: AgentMessage[];
+  model: Model;
+  thinkingLevel?: ThinkingLevel;
+  toolExecution?: ToolExecutionMode;
+  /** Names of tools that declare `executionMode: "sequential"`. */
+  sequentialTools?: string[];
+  maxTurns?: number;
+  hooks?: Partial<AgentLoopHooks>;
+  /**
+   * Append to `messages`/`newMessages` in place (O(1) per message) instead of
+   * copying them. The runtime sets it; leave it off when exploring the machine with
+   * `xstate/graph`, where sibling paths share snapshots.
+   */
+  mutableTranscript?: boolean;
+}
+
+/** The tool batch of the current turn. */
+export interface ToolBatch {
+  calls: ToolCall[];
+  /** Actor id of each call (the tool call id, made unique within the batch). */
+  actorIds: string[];
+  sequential: boolean;
+  /** Refusal text when the whole batch is refused (length truncation). */
+  refusal?: string;
+  /** Calls spawned so far (they are spawned in source order). */
+  spawned: number;
+  /** Indexes of calls waiting in `prepared` for the go. */
+  waiting: number[];
+  /** Calls released to execute that have not reported `tool.executed`. */
+  executing: number;
+  /** Settled results by source index. */
+  results: (ToolResultMessage | null)[];
+  /** Whether each settled result asked to terminate. */
+  terminates: boolean[];
+  settledCount: number;
+  /** Results appended to the transcript so far (source order). */
+  appended: number;
+}
+
+/** Context of the loop machine. JSON-serializable. */
+export interface AgentLoopContext {
+  systemPrompt: string;
+  messages: AgentMessage[];
+  newMessages: AgentMessage[];
+  prompts: AgentMessage[];
+  pending: AgentMessage[];
+  model: Model;
+  thinkingLevel: ThinkingLevel;
+  toolExecution: ToolExecutionMode;
+  sequentialTools: string[];
+  maxTurns?: number;
+  hooks: AgentLoopHooks;
+  mutableTranscript: boolean;
+  /** Turns started so far. */
+  turn: number;
+  assistant?: AssistantMessage;
+  batch?: ToolBatch;
+  toolResults: ToolResultMessage[];
+  /** The last batch asked to terminate (every result set `terminate`). */
+  terminated: boolean;
+  aborted: boolean;
+  exitReason?: ExitReason;
+  errorMessage?: string;
+}
+
+/** Output of the loop machine. */
+export interface AgentLoopOutput {
+  exitReason: ExitReason;
+  messages: AgentMessage[];
+  errorMessage?: string;
+}
+
+const toolCallsOf = (message: AssistantMessage | undefined): ToolCall[] =>
+  message ? (message.content.filter((block) => block.type === "toolCall") as ToolCall[]) : [];
+
+const uniqueActorIds = (calls: ToolCall[]): string[] => {
+  const seen = new Set<string>();
+  return calls.map((call, index) => {
+    const id = seen.has(call.id) ? `${call.id}#${index}` : call.id;
+    seen.add(id);
+    return id;
+  });
+};
+
+/** The transcript after appending `added`: pushed in place for the runtime, copied for exploration. */
+function appended(context: AgentLoopContext, added: AgentMessage[]): Pick<AgentLoopContext, "messages" | "newMessages"> {
+  if (context.mutableTranscript) {
+    for (const message of added) {
+      context.messages.push(message);
+      context.newMessages.push(message);
+    }
+    return { messages: context.messages, newMessages: context.newMessages };
+  }
+  return { messages: [...context.messages, ...added], newMessages: [...context.newMessages, ...added] };
+}
+
+const newBatch = (calls: ToolCall[], sequential: boolean, refusal?: string): ToolBatch => ({
+  calls,
+  actorIds: uniqueActorIds(calls),
+  sequential,
+  refusal,
+  spawned: 0,
+  waiting: [],
+  executing: 0,
+  results: calls.map(() => null),
+  terminates: calls.map(() => false),
+  settledCount: 0,
+  appended: 0,
+});
+
+export const agentLoopMachine = setup({
+  types: {
+    context: {} as AgentLoopContext,
+    input: {} as AgentLoopInput,
+    events: {} as AgentLoopEvent,
+    emitted: {} as AgentEvent,
+    output: {} as AgentLoopOutput,
+  },
+  actors: {
+    /** Streams one model response; sends `model.start`, `model.update`s and one `model.done`. Stand-in: never answers. */
+    requestModel: fromCallback<{ type: "noop" }, RequestModelInput>(() => undefined),
+    /** Polls `getSteeringMessages`. Stand-in: none. */
+    pollSteering: fromPromise<AgentMessage[]>(async () => []),
+    /** Polls `getFollowUpMessages`. Stand-in: none. */
+    pollFollowUp: fromPromise<AgentMessage[]>(async () => []),
+    /** Asks `shouldStopAfterTurn`. Stand-in: false. */
+    checkStopAfterTurn: fromPromise<boolean, TurnHookInput>(async () => false),
+    /** Asks `prepareNextTurn`. Stand-in: no change. */
+    prepareNextTurn: fromPromise<NextTurnUpdate | undefined, TurnHookInput>(async () => undefined),
+    /** One actor per tool call. */
+    toolCall: toolCallMachine,
+  },
+  guards: {
+    responseFailed: ({ context }) =>
+      context.assistant?.stopReason === "error" || context.assistant?.stopReason === "aborted",
+    hasNoToolCalls: ({ context }) => toolCallsOf(context.assistant).length === 0,
+    isLengthTruncated: ({ context }) =>
+      context.assistant?.stopReason === "length" && toolCallsOf(context.assistant).length > 0,
+    isSequentialBatch: ({ context }) => context.batch?.sequential === true,
+    hasUnspawnedCalls: ({ context }) => (context.batch ? context.batch.spawned < context.batch.calls.length : false),
+    hasWaitingCalls: ({ context }) => (context.batch?.waiting.length ?? 0) > 0,
+    allExecuted: ({ context }) => context.batch?.executing === 0,
+    allSpawnedSettled: ({ context }) => (context.batch ? context.batch.settledCount === context.batch.spawned : true),
+    everyResultTerminates: ({ context }) => context.terminated,
+    hasPendingMessages: ({ context }) => context.pending.length > 0,
+    continuesAfterTurn: ({ context }) =>
+      context.pending.length > 0 || (toolCallsOf(context.assistant).length > 0 && !context.terminated),
+    isAborted: ({ context }) => context.aborted,
+    reachedMaxTurns: ({ context }) => context.maxTurns !== undefined && context.turn >= context.maxTurns,
+    pollsSteering: ({ context }) => context.hooks.steering,
+    pollsFollowUp: ({ context }) => context.hooks.followUp,
+    asksShouldStop: ({ context }) => context.hooks.shouldStopAfterTurn,
+    preparesNextTurn: ({ context }) => context.hooks.prepareNextTurn,
+    shouldStop: (_, stop: boolean) => stop,
+  },
+  actions: {
+    emitRunStart: enqueueActions(({ context, enqueue }) => {
+      enqueue.emit({ type: "agent_start" });
+      enqueue.emit({ type: "turn_start" });
+      for (const message of context.prompts) {
+        enqueue.emit({ type: "message_start", message });
+        enqueue.emit({ type: "message_end", message });
+      }
+    }),
+    startTurn: enqueueActions(({ context, enqueue }) => {
+      enqueue.assign({ turn: context.turn + 1 });
+      enqueue.emit({ type: "turn_start" });
+    }),
+    injectPending: enqueueActions(({ context, enqueue }) => {
+      if (context.pending.length === 0) return;
+      for (const message of context.pending) {
+        enqueue.emit({ type: "message_start", message });
+        enqueue.emit({ type: "message_end", message });
+      }
+      enqueue.assign({ ...appended(context, context.pending), pending: [] });
+    }),
+    emitMessageStart: emit((_, params: { message: AgentMessage }) => ({ type: "message_start" as const, message: params.message })),
+    emitMessageUpdate: emit((_, params: Extract<ModelStreamEvent, { type: "model.update" }>) => ({
+      type: "message_update" as const,
+      message: params.partial,
+      assistantMessageEvent: params.streamEvent,
+    })),
+    acceptResponse: enqueueActions(({ context, enqueue }, params: { message: AssistantMessage; started: boolean }) => {
+      if (!params.started) enqueue.emit({ type: "message_start", message: params.message });
+      enqueue.emit({ type: "message_end", message: params.message });
+      enqueue.assign({
+        ...appended(context, [params.message]),
+        assistant: params.message,
+        toolResults: [],
+        terminated: false,
+        batch: undefined,
+      });
+    }),
+    emitTurnEnd: emit(({ context }) => ({
+      type: "turn_end" as const,
+      message: context.assistant as AgentMessage,
+      toolResults: context.toolResults,
+    })),
+    startBatch: assign(({ context }) => {
+      const calls = toolCallsOf(context.assistant);
+      const sequential =
+        context.toolExecution === "sequential" || calls.some((call) => context.sequentialTools.includes(call.name));
+      return { batch: newBatch(calls, sequential) };
+    }),
+    startRefusedBatch: assign(({ context }) => ({
+      batch: newBatch(toolCallsOf(context.assistant), true, LENGTH_TRUNCATION_MESSAGE),
+    })),
+    spawnNextCall: enqueueActions(({ context, enqueue }) => {
+      const batch = context.batch;
+      if (!batch || batch.spawned >= batch.calls.length) return;
+      const index = batch.spawned;
+      const toolCall = batch.calls[index] as ToolCall;
+      enqueue.emit({
+        type: "tool_execution_start",
+        toolCallId: toolCall.id,
+        toolName: toolCall.name,
+        args: toolCall.arguments,
+      });
+      const input: ToolCallInput = { toolCall, index, ...(batch.refusal !== undefined ? { refusal: batch.refusal } : {}) };
+      enqueue.spawnChild("toolCall", { id: batch.actorIds[index] as string, input });
+      enqueue.assign({ batch: { ...batch, spawned: index + 1 } });
+    }),
+    markWaiting: assign(({ context }, params: { index: number }) => {
+      const batch = context.batch as ToolBatch;
+      return { batch: { ...batch, waiting: [...batch.waiting, params.index] } };
+    }),
+    releaseWaitingCalls: enqueueActions(({ context, enqueue }) => {
+      const batch = context.batch as ToolBatch;
+      for (const index of batch.waiting) {
+        const id = batch.actorIds[index] as string;
+        if (context.aborted) enqueue.sendTo(id, { type: "call.cancel", reason: "Operation aborted" });
+        else enqueue.sendTo(id, { type: "call.execute" });
+      }
+      const released = context.aborted ? 0 : batch.waiting.length;
+      enqueue.assign({ batch: { ...batch, waiting: [], executing: batch.executing + released } });
+    }),
+    markExecuted: assign(({ context }) => {
+      const batch = context.batch as ToolBatch;
+      return { batch: { ...batch, executing: batch.executing - 1 } };
+    }),
+    emitToolUpdate: emit((_, params: Extract<AgentLoopEvent, { type: "tool.update" }>) => ({
+      type: "tool_execution_update" as const,
+      toolCallId: params.toolCallId,
+      toolName: params.toolName,
+      args: params.args,
+      partialResult: params.partialResult,
+    })),
+    recordSettled: enqueueActions(({ context, enqueue }, params: Extract<AgentLoopEvent, { type: "tool.settled" }>) => {
+      const batch = context.batch;
+      if (!batch || batch.results[params.index] !== null) return;
+      enqueue.emit({
+        type: "tool_execution_end",
+        toolCallId: params.toolCallId,
+        toolName: params.toolName,
+        result: params.result,
+        isError: params.isError,
+      });
+      const results = batch.results.slice();
+      results[params.index] = {
+        role: "toolResult",
+        toolCallId: params.toolCallId,
+        toolName: params.toolName,
+        content: params.result.content ?? [],
+        details: params.result.details,
+        isError: params.isError,
+        timestamp: Date.now(),
+      };
+      const terminates = batch.terminates.slice();
+      terminates[params.index] = params.result.terminate === true;
+      enqueue.assign({ batch: { ...batch, results, terminates, settledCount: batch.settledCount + 1 } });
+    }),
+    appendSettledResults: enqueueActions(({ context, enqueue }) => {
+      const batch = context.batch as ToolBatch;
+      const ready: ToolResultMessage[] = [];
+      let next = batch.appended;
+      while (next < batch.results.length && batch.results[next]) {
+        const message = batch.results[next] as ToolResultMessage;
+        enqueue.emit({ type: "message_start", message });
+        enqueue.emit({ type: "message_end", message });
+        enqueue.stopChild(batch.actorIds[next] as string);
+        ready.push(message);
+        next += 1;
+      }
+      if (ready.length === 0) return;
+      enqueue.assign({
+        ...appended(context, ready),
+        batch: { ...batch, appended: next },
+        toolResults: [...context.toolResults, ...ready],
+      });
+    }),
+    concludeBatch: assign(({ context }) => {
+      const batch = context.batch as ToolBatch;
+      const terminated = batch.refusal === undefined && batch.calls.length > 0 && batch.terminates.every(Boolean);
+      return { terminated };
+    }),
+    setPending: assign((_, params: { messages: AgentMessage[] }) => ({ pending: params.messages ?? [] })),
+    applyNextTurnUpdate: assign(({ context }, update: NextTurnUpdate | undefined) => {
+      if (!update) return {};
+      return {
+        systemPrompt: update.systemPrompt ?? context.systemPrompt,
+        messages: update.messages ?? context.messages,
+        model: update.model ?? context.model,
+        thinkingLevel: update.thinkingLevel ?? context.thinkingLevel,
+        sequentialTools: update.sequentialTools ?? context.sequentialTools,
+      };
+    }),
+    markAborted: assign({ aborted: true }),
+    exitWith: assign((_, params: { reason: ExitReason; errorMessage?: string }) => ({
+      exitReason: params.reason,
+      ...(params.errorMessage !== undefined ? { errorMessage: params.errorMessage } : {}),
+    })),
+    exitFromResponse: assign(({ context }) => ({
+      exitReason: (context.assistant?.stopReason === "aborted" ? "aborted" : "error") as ExitReason,
+      ...(context.assistant?.errorMessage !== undefined ? { errorMessage: context.assistant.errorMessage } : {}),
+    })),
+    exitAfterPolling: assign(({ context }) => ({
+      exitReason: (context.terminated ? "terminated" : "completed") as ExitReason,
+    })),
+    emitRunEnd: emit(({ context }) => ({
+      type: "agent_end" as const,
+      messages: context.newMessages,
+      exitReason: context.exitReason ?? "completed",
+      ...(context.errorMessage !== undefined ? { errorMessage: context.errorMessage } : {}),
+    })),
+  },
+}).createMachine({
+  id: "agentLoop",
+  context: ({ input }) => ({
+    systemPrompt: input.systemPrompt,
+    messages: input.messages,
+    newMessages: [...input.prompts],
+    prompts: input.prompts,
+    pending: [],
+    model: input.model,
+    thinkingLevel: input.thinkingLevel ?? "off",
+    toolExecution: input.toolExecution ?? "parallel",
+    sequentialTools: input.sequentialTools ?? [],
+    ...(input.maxTurns !== undefined ? { maxTurns: input.maxTurns } : {}),
+    hooks: {
+      steering: input.hooks?.steering ?? false,
+      followUp: input.hooks?.followUp ?? false,
+      shouldStopAfterTurn: input.hooks?.shouldStopAfterTurn ?? false,
+      prepareNextTurn: input.hooks?.prepareNextTurn ?? false,
+    },
+    mutableTranscript: input.mutableTranscript ?? false,
+    turn: 1,
+    toolResults: [],
+    terminated: false,
+    aborted: false,
+  }),
+  on: {
+    "run.abort": { actions: "markAborted" },
+  },
+  initial: "starting",
+  states: {
+    starting: {
+      entry: "emitRunStart",
+      always: [{ guard: "pollsSteering", target: "pollingInitialSteering" }, { target: "requesting" }],
+    },
+    pollingInitialSteering: {
+      invoke: {
+        src: "pollSteering",
+        onDone: {
+          target: "requesting",
+          actions: { type: "setPending", params: ({ event }) => ({ messages: event.output }) },
+        },
+        onError: { target: "done", actions: { type: "exitWith", params: ({ event }) => hookFailure("getSteeringMessages", event.error) } },
+      },
+    },
+    requesting: {
+      entry: "injectPending",
+      invoke: {
+        src: "requestModel",
+        input: ({ context }) => ({
+          systemPrompt: context.systemPrompt,
+          messages: context.messages,
+          model: context.model,
+          thinkingLevel: context.thinkingLevel,
+          turn: context.turn,
+        }),
+      },
+      on: {
+        "model.start": { actions: { type: "emitMessageStart", params: ({ event }) => ({ message: event.partial }) } },
+        "model.update": { actions: { type: "emitMessageUpdate", params: ({ event }) => event } },
+        "model.done": {
+          target: "responseReceived",
+          actions: { type: "acceptResponse", params: ({ event }) => event },
+        },
+      },
+    },
+    // Guards read the accepted response, so they run one step after `model.done`.
+    responseReceived: {
+      always: [
+        { guard: "responseFailed", target: "done", actions: ["emitTurnEnd", "exitFromResponse"] },
+        { guard: "hasNoToolCalls", target: "endingTurn" },
+        { guard: "isLengthTruncated", target: "toolBatch", actions: "startRefusedBatch" },
+        { target: "toolBatch", actions: "startBatch" },
+      ],
+    },
+    toolBatch: {
+      initial: "dispatching",
+      on: {
+        "tool.update": { actions: { type: "emitToolUpdate", params: ({ event }) => event } },
+      },
+      states: {
+        dispatching: {
+          always: { target: "preparing" },
+        },
+        preparing: {
+          entry: "spawnNextCall",
+          on: {
+            "tool.prepared": [
+              {
+                guard: "isSequentialBatch",
+                target: "executing",
+                actions: [{ type: "markWaiting", params: ({ event }) => ({ index: event.index }) }, "releaseWaitingCalls"],
+              },
+              {
+                guard: "hasUnspawnedCalls",
+                target: "preparing",
+                reenter: true,
+                actions: { type: "markWaiting", params: ({ event }) => ({ index: event.index }) },
+              },
+              {
+                target: "executing",
+                actions: [{ type: "markWaiting", params: ({ event }) => ({ index: event.index }) }, "releaseWaitingCalls"],
+              },
+            ],
+            "tool.settled": [
+              {
+                guard: "isSequentialBatch",
+                target: "appending",
+                actions: { type: "recordSettled", params: ({ event }) => event },
+              },
+              {
+                guard: "hasUnspawnedCalls",
+                target: "preparing",
+                reenter: true,
+                actions: { type: "recordSettled", params: ({ event }) => event },
+              },
+              {
+                guard: "hasWaitingCalls",
+                target: "executing",
+                actions: [{ type: "recordSettled", params: ({ event }) => event }, "releaseWaitingCalls"],
+              },
+              { target: "appending", actions: { type: "recordSettled", params: ({ event }) => event } },
+            ],
+          },
+        },
+        executing: {
+          always: [{ guard: "allSpawnedSettled", target: "appending" }, { guard: "allExecuted", target: "finalizing" }],
+          on: {
+            "tool.executed": { actions: "markExecuted", target: "executing", reenter: true },
+            "tool.settled": { actions: { type: "recordSettled", params: ({ event }) => event }, target: "executing", reenter: true },
+          },
+        },
+        finalizing: {
+          always: { guard: "allSpawnedSettled", target: "appending" },
+          on: {
+            "tool.settled": { actions: { type: "recordSettled", params: ({ event }) => event }, target: "finalizing", reenter: true },
+          },
+        },
+        appending: {
+          entry: "appendSettledResults",
+          always: [
+            { guard: "hasUnspawnedCalls", target: "preparing" },
+            { target: "batchDone", actions: "concludeBatch" },
+          ],
+        },
+        batchDone: { type: "final" },
+      },
+      onDone: { target: "endingTurn" },
+    },
+    endingTurn: {
+      entry: "emitTurnEnd",
+      always: [{ guard: "asksShouldStop", target: "checkingStop" }, { target: "afterTurn" }],
+    },
+    checkingStop: {
+      invoke: {
+        src: "checkStopAfterTurn",
+        input: ({ context }) => turnHookInput(context),
+        onDone: [
+          {
+            guard: { type: "shouldStop", params: ({ event }) => event.output },
+            target: "done",
+            actions: { type: "exitWith", params: { reason: "stopped" } },
+          },
+          { target: "afterTurn" },
+        ],
+        onError: { target: "done", actions: { type: "exitWith", params: ({ event }) => hookFailure("shouldStopAfterTurn", event.error) } },
+      },
+    },
+    afterTurn: {
+      always: [{ guard: "pollsSteering", target: "pollingSteering" }, { target: "decidingNextTurn" }],
+    },
+    pollingSteering: {
+      invoke: {
+        src: "pollSteering",
+        onDone: {
+          target: "decidingNextTurn",
+          actions: { type: "setPending", params: ({ event }) => ({ messages: event.output }) },
+        },
+        onError: { target: "done", actions: { type: "exitWith", params: ({ event }) => hookFailure("getSteeringMessages", event.error) } },
+      },
+    },
+    decidingNextTurn: {
+      always: [
+        { guard: "continuesAfterTurn", target: "nextTurn" },
+        { guard: "pollsFollowUp", target: "pollingFollowUp" },
+        { target: "done", actions: "exitAfterPolling" },
+      ],
+    },
+    pollingFollowUp: {
+      invoke: {
+        src: "pollFollowUp",
+        onDone: [
+          {
+            guard: ({ event }) => Array.isArray(event.output) && event.output.length > 0,
+            target: "nextTurn",
+            actions: { type: "setPending", params: ({ event }) => ({ messages: event.output }) },
+          },
+          { target: "done", actions: "exitAfterPolling" },
+        ],
+        onError: { target: "done", actions: { type: "exitWith", params: ({ event }) => hookFailure("getFollowUpMessages", event.error) } },
+      },
+    },
+    nextTurn: {
+      always: [
+        { guard: "isAborted", target: "done", actions: { type: "exitWith", params: { reason: "aborted" } } },
+        { guard: "reachedMaxTurns", target: "done", actions: { type: "exitWith", params: { reason: "maxTurns" } } },
+        { guard: "preparesNextTurn", target: "preparingNextTurn" },
+        { target: "requesting", actions: "startTurn" },
+      ],
+    },
+    preparingNextTurn: {
+      invoke: {
+        src: "prepareNextTurn",
+        input: ({ context }) => turnHookInput(context),
+        onDone: {
+          target: "requesting",
+          actions: [{ type: "applyNextTurnUpdate", params: ({ event }) => event.output }, "startTurn"],
+        },
+        onError: { target: "done", actions: { type: "exitWith", params: ({ event }) => hookFailure("prepareNextTurn", event.error) } },
+      },
+    },
+    done: {
+      type: "final",
+      entry: "emitRunEnd",
+    },
+  },
+  output: ({ context }) => ({
+    exitReason: context.exitReason ?? "completed",
+    messages: context.newMessages,
+    ...(context.errorMessage !== undefined ? { errorMessage: context.errorMessage } : {}),
+  }),
+});
+
+function turnHookInput(context: AgentLoopContext): TurnHookInput {
+  return {
+    message: context.assistant as AssistantMessage,
+    toolResults: context.toolResults,
+    newMessages: context.newMessages,
+    messages: context.messages,
+    systemPrompt: context.systemPrompt,
+    model: context.model,
+    thinkingLevel: context.thinkingLevel,
+  };
+}
+
+function hookFailure(hook: string, error: unknown): { reason: ExitReason; errorMessage: string } {
+  return { reason: "error", errorMessage: `${hook} threw: ${errorText(error)}` };
+}
+

@@ -1,0 +1,107 @@
+/**
+ * The `requestModel` actor: one model request, streamed.
+ *
+ * transformContext → convertToLlm → API key → stream function. Sends
+ * `model.start` (partial appended), `model.update` per intermediate event of any
+ * kind, and exactly one `model.done` with the final message. Never fails: a
+ * throwing hook or a stream function that breaks its contract becomes a final
+ * message with stopReason `error` (or `aborted` when the signal fired).
+ */
+import { fromCallback } from "xstate";
+import type { ModelStreamEvent, RequestModelInput } from "../../machines/events.js";
+import { errorText } from "../../machines/tool-call.machine.js";
+import type { AssistantMessage, Context, Message, Model, SimpleStreamOptions } from "../types.js";
+import type { RunEnvironment } from "../run-environment.js";
+
+const LLM_ROLES = new Set(["user", "assistant", "toolResult"]);
+
+/** A final assistant message describing a failure before or during streaming. */
+export function failedResponse(model: Model, error: unknown, signal: AbortSignal | undefined): AssistantMessage {
+  const aborted = signal?.aborted === true;
+  return {
+    role: "assistant",
+    content: [],
+    api: model.api,
+    provider: model.provider,
+    model: model.id,
+    usage: {
+      input: 0,
+      output: 0,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 0,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    },
+    stopReason: aborted ? "aborted" : "error",
+    errorMessage: aborted ? "Request was aborted" : errorText(error),
+    timestamp: Date.now(),
+  };
+}
+
+function checkLlmMessages(messages: unknown): Message[] {
+  if (!Array.isArray(messages)) throw new TypeError("convertToLlm must return an array of messages");
+  for (let index = 0; index < messages.length; index++) {
+    const role = (messages[index] as { role?: unknown } | null)?.role;
+    if (!LLM_ROLES.has(role as string)) {
+      throw new TypeError(
+        `convertToLlm returned a message with role ${JSON.stringify(role)} at index ${index}; ` +
+          'map custom messages to "user", "assistant" or "toolResult" messages, or filter them out',
+      );
+    }
+  }
+  return messages as Message[];
+}
+
+async function openStream(env: RunEnvironment, input: RequestModelInput) {
+  const { config, signal } = env;
+  const transformed = config.transformContext ? await config.transformContext(input.messages, signal) : input.messages;
+  const llmMessages = checkLlmMessages(await config.convertToLlm(transformed));
+  const context: Context = {
+    systemPrompt: input.systemPrompt,
+    messages: llmMessages,
+    ...(env.declaredTools ? { tools: env.declaredTools } : {}),
+  };
+  const apiKey = (config.getApiKey ? await config.getApiKey(input.model.provider) : undefined) || config.apiKey;
+  const options: SimpleStreamOptions = {
+    ...config,
+    apiKey,
+    signal,
+    reasoning: input.thinkingLevel === "off" ? undefined : input.thinkingLevel,
+  };
+  return env.streamFn(input.model, context, options);
+}
+
+/** Creates the `requestModel` actor logic for a run. */
+export function createRequestModelActor(env: RunEnvironment) {
+  return fromCallback<{ type: "noop" }, RequestModelInput>(({ input, sendBack }) => {
+    let stopped = false;
+    let started = false;
+    const send = (event: ModelStreamEvent) => {
+      if (!stopped) sendBack(event);
+    };
+    const finish = (message: AssistantMessage) => {
+      send({ type: "model.done", message, started });
+      stopped = true;
+    };
+    const run = async () => {
+      const stream = await openStream(env, input);
+      for await (const event of stream) {
+        if (stopped) return;
+        if (event.type === "start") {
+          started = true;
+          send({ type: "model.start", partial: { ...event.partial } });
+        } else if (event.type === "done" || event.type === "error") {
+          finish(await stream.result());
+          return;
+        } else if (started) {
+          send({ type: "model.update", partial: { ...event.partial }, streamEvent: event });
+        }
+      }
+      finish(await stream.result());
+    };
+    run().catch((error: unknown) => finish(failedResponse(input.model, error, env.signal)));
+    return () => {
+      stopped = true;
+    };
+  });
+}

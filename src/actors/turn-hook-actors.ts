@@ -1,0 +1,58 @@
+/**
+ * The named actors that run between turns: steering and follow-up polls,
+ * `shouldStopAfterTurn` and `prepareNextTurn`. A hook that throws rejects its
+ * actor; the chart turns that into exit reason `error` with the hook named.
+ */
+import { fromPromise } from "xstate";
+import type { NextTurnUpdate, TurnHookInput } from "../../machines/events.js";
+import type { AgentMessage, ShouldStopAfterTurnContext } from "../types.js";
+import { setTools, type RunEnvironment } from "../run-environment.js";
+
+function turnContext(env: RunEnvironment, input: TurnHookInput): ShouldStopAfterTurnContext {
+  return {
+    message: input.message,
+    toolResults: input.toolResults,
+    context: { systemPrompt: input.systemPrompt, messages: input.messages, ...(env.tools ? { tools: env.tools } : {}) },
+    newMessages: input.newMessages,
+  };
+}
+
+async function poll(source: (() => Promise<AgentMessage[]>) | undefined): Promise<AgentMessage[]> {
+  const messages = source ? await source() : [];
+  return Array.isArray(messages) ? messages : [];
+}
+
+/** Creates the four between-turn actors of a run. */
+export function createTurnHookActors(env: RunEnvironment) {
+  const { config } = env;
+  return {
+    pollSteering: fromPromise<AgentMessage[]>(() => poll(config.getSteeringMessages)),
+    pollFollowUp: fromPromise<AgentMessage[]>(() => poll(config.getFollowUpMessages)),
+    checkStopAfterTurn: fromPromise<boolean, TurnHookInput>(async ({ input }) =>
+      config.shouldStopAfterTurn ? Boolean(await config.shouldStopAfterTurn(turnContext(env, input))) : false,
+    ),
+    prepareNextTurn: fromPromise<NextTurnUpdate | undefined, TurnHookInput>(async ({ input }) => {
+      if (!config.prepareNextTurn) return undefined;
+      const update = await config.prepareNextTurn(
+        { ...turnContext(env, input), model: input.model, thinkingLevel: input.thinkingLevel },
+        env.signal,
+      );
+      if (!update) return undefined;
+      const next: NextTurnUpdate = {};
+      if (update.context) {
+        setTools(env, update.context.tools);
+        next.systemPrompt = update.context.systemPrompt;
+        next.messages = [...update.context.messages];
+        next.sequentialTools = sequentialToolNames(env);
+      }
+      if (update.model) next.model = update.model;
+      if (update.thinkingLevel) next.thinkingLevel = update.thinkingLevel;
+      return next;
+    }),
+  };
+}
+
+/** Names of the run's tools that force sequential execution. */
+export function sequentialToolNames(env: RunEnvironment): string[] {
+  return (env.tools ?? []).filter((tool) => tool.executionMode === "sequential").map((tool) => tool.name);
+}

@@ -1,0 +1,254 @@
+/**
+ * The pi-compatible façade: `agentLoop`, `agentLoopContinue`, `runAgentLoop`,
+ * `runAgentLoopContinue` (same parameters and semantics as pi-agent-core 0.73),
+ * and `createAgentLoopActor` for users who want the XState actor itself.
+ */
+import { createActor, type Actor, type InspectionEvent, type Observer } from "xstate";
+import { agentLoopMachine, type AgentLoopOutput } from "../machines/agent-loop.machine.js";
+import { createRequestModelActor } from "./actors/request-model.js";
+import {
+  createExecuteToolActor,
+  createFinalizeToolCallActor,
+  createPrepareToolCallActor,
+} from "./actors/tool-call-actors.js";
+import { createTurnHookActors, sequentialToolNames } from "./actors/turn-hook-actors.js";
+import { toolCallMachine } from "../machines/tool-call.machine.js";
+import { EventStream } from "./event-stream.js";
+import { assertContinuable, assertLoopInput } from "./loop-input.js";
+import { createRunEnvironment, type RunEnvironment } from "./run-environment.js";
+import type {
+  AgentContext,
+  AgentEvent,
+  AgentEventSink,
+  AgentLoopConfig,
+  AgentMessage,
+  StreamFn,
+} from "./types.js";
+
+/** The actor type `createAgentLoopActor` returns. */
+export type AgentLoopActor = Actor<typeof agentLoopMachine>;
+
+/** Options of {@link createAgentLoopActor}. */
+export interface CreateAgentLoopActorOptions {
+  /** Prompts of a prompt run; omit (or pass []) for a continue run. */
+  prompts?: AgentMessage[];
+  context: AgentContext;
+  config: AgentLoopConfig;
+  /** Aborting it reaches the stream function, the hooks and every running tool. */
+  signal?: AbortSignal;
+  /** The stream function; required (loopchart has no network default). */
+  streamFn: StreamFn;
+  /** An XState inspector, e.g. `createBrowserInspector().inspect` or `createSkyInspector().inspect` from `@statelyai/inspect`. */
+  inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+}
+
+/** The loop machine with a run's real actors provided. */
+export function provideRunActors(env: RunEnvironment) {
+  return agentLoopMachine.provide({
+    actors: {
+      requestModel: createRequestModelActor(env),
+      ...createTurnHookActors(env),
+      toolCall: toolCallMachine.provide({
+        actors: {
+          prepareToolCall: createPrepareToolCallActor(env),
+          executeTool: createExecuteToolActor(env),
+          finalizeToolCall: createFinalizeToolCallActor(env),
+        },
+      }),
+    },
+  });
+}
+
+/**
+ * Creates (does not start) the loop actor for one run. Subscribe to the run's
+ * events with `actor.on("*", handler)` (or a single type), then `actor.start()`.
+ * The actor's output is `{ exitReason, messages, errorMessage? }`.
+ *
+ * Throws `LoopInputError`/`InvalidToolDefinitionError` synchronously on bad input.
+ * The caller's `context.messages` array is never mutated.
+ */
+export function createAgentLoopActor(options: CreateAgentLoopActorOptions): AgentLoopActor {
+  const { context, config, signal, streamFn } = options;
+  const prompts = options.prompts ?? [];
+  assertLoopInput(context, config);
+  if (typeof streamFn !== "function") {
+    throw new TypeError("streamFn is required: pass a StreamFn (e.g. pi-ai's streamSimple or createScriptedModel().streamFn)");
+  }
+  const env = createRunEnvironment({ config, streamFn, signal, tools: context.tools });
+  const machine = provideRunActors(env);
+  const actor = createActor(machine, {
+    input: {
+      systemPrompt: context.systemPrompt,
+      messages: [...context.messages, ...prompts],
+      prompts,
+      model: config.model,
+      thinkingLevel: config.thinkingLevel ?? config.reasoning ?? "off",
+      toolExecution: config.toolExecution ?? "parallel",
+      sequentialTools: sequentialToolNames(env),
+      ...(config.maxTurns !== undefined ? { maxTurns: config.maxTurns } : {}),
+      hooks: {
+        steering: typeof config.getSteeringMessages === "function",
+        followUp: typeof config.getFollowUpMessages === "function",
+        shouldStopAfterTurn: typeof config.shouldStopAfterTurn === "function",
+        prepareNextTurn: typeof config.prepareNextTurn === "function",
+      },
+      mutableTranscript: true,
+    },
+    ...(options.inspect ? { inspect: options.inspect } : {}),
+  });
+  env.readLoop = () => actor.getSnapshot().context;
+  if (signal) {
+    const onAbort = () => actor.send({ type: "run.abort" });
+    if (signal.aborted) queueMicrotask(onAbort);
+    else signal.addEventListener("abort", onAbort, { once: true });
+    actor.subscribe({
+      complete: () => signal.removeEventListener("abort", onAbort),
+      error: () => signal.removeEventListener("abort", onAbort),
+    });
+  }
+  return actor;
+}
+
+/** Runs the actor to completion, delivering every event to `deliver`. Never rejects for a loop fault. */
+function runActor(actor: AgentLoopActor, deliver: (event: AgentEvent) => void): Promise<AgentLoopOutput> {
+  return new Promise((resolve) => {
+    let ended = false;
+    actor.on("*", (event) => {
+      if (event.type === "agent_end") ended = true;
+      deliver(event);
+    });
+    actor.subscribe({
+      complete: () => resolve(actor.getSnapshot().output as AgentLoopOutput),
+      error: (error: unknown) => {
+        // A fault in the loop itself: end the protocol cleanly instead of leaving the caller hanging.
+        const messages = actor.getSnapshot().context.newMessages;
+        const errorMessage = `loopchart internal error: ${error instanceof Error ? error.message : String(error)}`;
+        if (!ended) deliver({ type: "agent_end", messages, exitReason: "error", errorMessage });
+        resolve({ exitReason: "error", messages, errorMessage });
+      },
+    });
+    actor.start();
+  });
+}
+
+function createAgentStream(): EventStream<AgentEvent, AgentMessage[]> {
+  return new EventStream<AgentEvent, AgentMessage[]>(
+    (event) => event.type === "agent_end",
+    (event) => (event.type === "agent_end" ? event.messages : []),
+  );
+}
+
+function streamRun(options: CreateAgentLoopActorOptions): EventStream<AgentEvent, AgentMessage[]> {
+  const actor = createAgentLoopActor(options);
+  const stream = createAgentStream();
+  void runActor(actor, (event) => stream.push(event)).then((output) => stream.end(output.messages));
+  return stream;
+}
+
+/** Requires a stream function until a provider registry exists. */
+function requireStreamFn(streamFn: StreamFn | undefined): StreamFn {
+  if (!streamFn) {
+    throw new TypeError(
+      "agentLoop needs a stream function: pass one as the last argument (pi-ai's streamSimple works unchanged, " +
+        "or use createScriptedModel(...).streamFn for an offline model)",
+    );
+  }
+  return streamFn;
+}
+
+/**
+ * Starts a run with new prompt messages. The prompts are appended to a copy of
+ * the context and emitted as `message_start`/`message_end` after `agent_start`
+ * and `turn_start`. Returns the event stream; `result()` resolves with the new
+ * messages (prompts included). Throws synchronously on bad input.
+ */
+export function agentLoop(
+  prompts: AgentMessage[],
+  context: AgentContext,
+  config: AgentLoopConfig,
+  signal?: AbortSignal,
+  streamFn?: StreamFn,
+): EventStream<AgentEvent, AgentMessage[]> {
+  return streamRun({ prompts, context, config, ...(signal ? { signal } : {}), streamFn: requireStreamFn(streamFn) });
+}
+
+/**
+ * Continues from the current context without adding a message (retries). Throws
+ * synchronously when the context is empty or ends with an assistant message.
+ */
+export function agentLoopContinue(
+  context: AgentContext,
+  config: AgentLoopConfig,
+  signal?: AbortSignal,
+  streamFn?: StreamFn,
+): EventStream<AgentEvent, AgentMessage[]> {
+  assertContinuable(context);
+  return streamRun({ context, config, ...(signal ? { signal } : {}), streamFn: requireStreamFn(streamFn) });
+}
+
+/** Orders calls to a possibly-async sink: each event waits for the previous call's promise. */
+function orderedSink(sink: AgentEventSink): { deliver: (event: AgentEvent) => void; drained: () => Promise<void> } {
+  let tail: Promise<void> | undefined;
+  let failure: { error: unknown } | undefined;
+  const call = (event: AgentEvent): void | Promise<void> => {
+    try {
+      return sink(event);
+    } catch (error) {
+      failure ??= { error };
+    }
+  };
+  return {
+    deliver: (event) => {
+      if (tail) {
+        tail = tail.then(() => call(event));
+        return;
+      }
+      const returned = call(event);
+      if (returned && typeof (returned as Promise<void>).then === "function") {
+        tail = (returned as Promise<void>).catch((error: unknown) => {
+          failure ??= { error };
+        });
+      }
+    },
+    drained: async () => {
+      await tail;
+      if (failure) throw failure.error;
+    },
+  };
+}
+
+/**
+ * Like `agentLoop`, delivering events to `emit` instead of a stream. Async sinks
+ * see events one at a time in order; the promise resolves with the new messages
+ * once the run ended and the sink settled, and rejects only if the sink threw.
+ */
+export async function runAgentLoop(
+  prompts: AgentMessage[],
+  context: AgentContext,
+  config: AgentLoopConfig,
+  emit: AgentEventSink,
+  signal?: AbortSignal,
+  streamFn?: StreamFn,
+): Promise<AgentMessage[]> {
+  const actor = createAgentLoopActor({ prompts, context, config, ...(signal ? { signal } : {}), streamFn: requireStreamFn(streamFn) });
+  const sink = orderedSink(emit);
+  const output = await runActor(actor, sink.deliver);
+  await sink.drained();
+  return output.messages;
+}
+
+/** Like `agentLoopContinue`, delivering events to `emit`. Same preconditions. */
+export async function runAgentLoopContinue(
+  context: AgentContext,
+  config: AgentLoopConfig,
+  emit: AgentEventSink,
+  signal?: AbortSignal,
+  streamFn?: StreamFn,
+): Promise<AgentMessage[]> {
+  assertContinuable(context);
+  const actor = createAgentLoopActor({ context, config, ...(signal ? { signal } : {}), streamFn: requireStreamFn(streamFn) });
+  const sink = orderedSink(emit);
+  const output = await runActor(actor, sink.deliver);
+  await sink.drained();
+  return output.messages;
+}
