@@ -35,3 +35,17 @@ export {
   type ScriptedModel,
   type ScriptedModelOptions,
 } from "./scripted.js";
+export { AI_SDK_DEFAULT_MAX_RETRIES, fromAiSdk, type FromAiSdkOptions } from "./ai-sdk.js";
+export { ERROR_BODY_MAX_CHARS, describeProviderError } from "./describe-provider-error.js";
+export { ProviderConfigError } from "./provider-config-error.js";
+export {
+  DEFAULT_BASE_URLS,
+  DEFAULT_CONTEXT_WINDOW,
+  DEFAULT_MAX_TOKENS,
+  PROVIDER_NAMES,
+  createProviderModel,
+  type ProviderModel,
+  type ProviderModelOptions,
+  type ProviderName,
+} from "./provider-model.js";
+export { MISSING_TOOL_RESULT_TEXT, toModelMessages } from "./to-model-messages.js";
