@@ -1,0 +1,36 @@
+/**
+ * loopchart's built-in coding tools: read, bash, edit, write, grep, find, ls, the
+ * truncation helpers they share, and the operations interfaces that let them run
+ * against another filesystem.
+ */
+export { createReadTool, readTool, readSchema, type ReadToolInput, type ReadToolDetails, type ReadToolOptions, type ReadOperations } from "./read.js";
+export { createBashTool, bashTool, bashSchema, BASH_UPDATE_INTERVAL_MS, type BashToolInput, type BashToolDetails, type BashToolOptions } from "./bash.js";
+export { localBashOperations, type BashOperations, type BashExecOptions, type BashExecResult } from "./bash-operations.js";
+export { createEditTool, editTool, editSchema, prepareEditArguments, EDIT_DIFF_CONTEXT_LINES, type EditToolInput, type EditToolDetails, type EditToolOptions, type EditOperations } from "./edit.js";
+export { createWriteTool, writeTool, writeSchema, type WriteToolInput, type WriteToolDetails, type WriteToolOptions, type WriteOperations } from "./write.js";
+export { createGrepTool, grepTool, grepSchema, DEFAULT_GREP_LIMIT, type GrepToolInput, type GrepToolDetails, type GrepToolOptions, type GrepOperations } from "./grep.js";
+export { createFindTool, findTool, findSchema, DEFAULT_FIND_LIMIT, type FindToolInput, type FindToolDetails, type FindToolOptions, type FindOperations } from "./find.js";
+export { createLsTool, lsTool, lsSchema, DEFAULT_LS_LIMIT, type LsToolInput, type LsToolDetails, type LsToolOptions, type LsOperations } from "./ls.js";
+export { createCodingTools, createAllTools, createReadOnlyTools, type ToolSetOptions } from "./tool-sets.js";
+export {
+  DEFAULT_MAX_LINES,
+  DEFAULT_MAX_BYTES,
+  GREP_MAX_LINE_LENGTH,
+  LINE_TRUNCATION_MARKER,
+  truncateHead,
+  truncateTail,
+  truncateLine,
+  formatSize,
+  type TruncationOptions,
+  type TruncationResult,
+  type LineTruncationResult,
+} from "./truncate.js";
+export { localFileSystem, type FileSystemOperations, type FileEntry, type FileStat } from "./file-system-operations.js";
+export { resolveToolPath, expandPath, type PathOptions } from "./resolve-path.js";
+export { PathOutsideRootError } from "./path-outside-root-error.js";
+export { withFileMutationQueue } from "./file-mutation-queue.js";
+export { writeFileAtomic } from "./atomic-write.js";
+export { detectImageMimeType, prepareImage, IMAGE_MAX_DIMENSION, IMAGE_MAX_BYTES, type ImageMimeType, type PreparedImage } from "./image.js";
+export { walkTree, type WalkEntry, type WalkOperations } from "./walk.js";
+export { findRipgrep, findFd, type SearchBackend } from "./external-command.js";
+export { OPERATION_ABORTED } from "./abort.js";
