@@ -52,8 +52,9 @@ const entries = new WeakMap<object, SchemaEntry>();
  * TypeBox and plain JSON Schema are copied without their symbol and non-enumerable
  * keys; zod 4 is converted with `toJSONSchema` (input shape: defaulted fields are
  * optional), zod 3 with `zod-to-json-schema` (no `$ref`s). `$schema` is dropped, so the
- * root is the object schema itself. The result is cached per schema object and deeply
- * frozen: it is shared between calls and must not be mutated.
+ * root is the object schema itself. The result is cached per schema object and shared
+ * by every call: treat it as read-only (like pi, which sends the tool's own schema
+ * object). It is not frozen, so a provider that edits schemas in place does not crash.
  *
  * @throws InvalidToolDefinitionError when `parameters` is not an object or a zod schema cannot be converted.
  */
@@ -166,7 +167,7 @@ function isZod3(value: object): value is Zod3Schema {
   return "_def" in value && typeof (value as { safeParse?: unknown }).safeParse === "function";
 }
 
-/** Runs a conversion and normalises its output to a frozen, JSON-only schema without `$schema`. */
+/** Runs a conversion and normalises its output to a JSON-only copy without `$schema`. */
 function convert(toolName: string, produce: () => unknown): JsonSchema {
   let raw: unknown;
   try {
@@ -181,7 +182,7 @@ function convert(toolName: string, produce: () => unknown): JsonSchema {
   }
   const copy = JSON.parse(JSON.stringify(raw)) as JsonSchema;
   delete copy.$schema;
-  return deepFreeze(copy);
+  return copy;
 }
 
 function compileJsonSchema(toolName: string, jsonSchema: JsonSchema): ReturnType<typeof Compile> {
@@ -242,14 +243,6 @@ function escapePointer(segment: string): string {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null) {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 // ---------------------------------------------------------------------------
