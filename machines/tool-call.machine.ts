@@ -1,6 +1,7 @@
 /**
  * One tool call, as its own actor: preparing → (prepared) → executing → finalizing → done,
- * or preparing → done with an immediate error result.
+ * or preparing → done with an immediate error result. `done` is terminal; the loop
+ * stops the actor after appending its result.
  *
  * The loop spawns one of these per call, in source order, with the tool call id
  * as actor id. The actor tells the loop where it is (`tool.prepared`,
@@ -56,7 +57,6 @@ export const toolCallMachine = setup({
     context: {} as ToolCallContext,
     input: {} as ToolCallInput,
     events: {} as LoopToToolCallEvent | ExecuteToolEvent,
-    output: {} as SettledToolCall,
   },
   actors: {
     /** Looks the tool up, shims and validates the arguments, asks `beforeToolCall`. Stand-in: accepts the raw arguments. */
@@ -179,10 +179,11 @@ export const toolCallMachine = setup({
         },
       },
     },
+    // Not `type: "final"`: the loop owns the actor's lifetime and stops it once the
+    // result is appended. A final state would also send a done event that can reach
+    // the loop after the run has ended.
     done: {
-      type: "final",
       entry: "reportSettled",
     },
   },
-  output: ({ context }) => context.settled ?? { result: errorResult("Tool call ended without a result"), isError: true },
 });

@@ -151,3 +151,24 @@ export function baseConfig(overrides: Partial<AgentLoopConfig> = {}): AgentLoopC
 }
 
 export const user = (text: string): AgentMessage => ({ role: "user", content: text, timestamp: Date.now() });
+
+/** Reads every event of a run; returns them with the run's result. */
+export async function collect<T extends { type: string }, R>(
+  stream: AsyncIterable<T> & { result(): Promise<R> },
+): Promise<{ events: T[]; result: R }> {
+  const events: T[] = [];
+  for await (const event of stream) events.push(event);
+  return { events, result: await stream.result() };
+}
+
+/** A compact trace of event types, with the tool call id or message role where it helps. */
+export function trace(events: { type: string; [key: string]: unknown }[]): string[] {
+  return events.map((event) => {
+    if (event.type.startsWith("tool_execution")) return `${event.type}:${String(event.toolCallId)}`;
+    if (event.type === "message_start" || event.type === "message_end") {
+      return `${event.type}:${String((event.message as { role?: string }).role)}`;
+    }
+    if (event.type === "agent_end") return `agent_end:${String(event.exitReason)}`;
+    return event.type;
+  });
+}

@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import { Type } from "typebox";
+import { ABORTED_MESSAGE, agentLoop } from "../../src/index.js";
+import type { AgentTool, ToolResultMessage } from "../../src/types.js";
+import { baseConfig, collect, mockStream, user } from "../helpers/mock-stream.js";
+import { echoTool } from "../helpers/tools.js";
+
+const waitParameters = Type.Object({ ms: Type.Number() });
+
+/** A tool that waits until aborted (or ms elapse) and records the signal it saw. */
+function waitTool() {
+  const signals: (AbortSignal | undefined)[] = [];
+  const started: string[] = [];
+  const tool: AgentTool<typeof waitParameters> = {
+    name: "wait",
+    label: "Wait",
+    description: "Waits",
+    parameters: waitParameters,
+    execute: (id, args, signal) => {
+      started.push(id);
+      signals.push(signal);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => resolve({ content: [{ type: "text", text: "waited" }], details: {} }), args.ms);
+        signal?.addEventListener("abort", () => {
+          clearTimeout(timer);
+          reject(new Error("Operation aborted"));
+        }, { once: true });
+      });
+    },
+  };
+  return { tool, signals, started };
+}
+
+describe("abort", () => {
+  it("while streaming: the stream function sees the signal and the run ends aborted", async () => {
+    const controller = new AbortController();
+    const stream = mockStream([{ hang: true }]);
+    const run = agentLoop([user("go")], { systemPrompt: "", messages: [] }, baseConfig(), controller.signal, stream);
+    setTimeout(() => controller.abort(), 5);
+    const { events, result } = await collect(run);
+    expect(stream.requests[0]?.options?.signal).toBe(controller.signal);
+    expect(events.at(-1)).toMatchObject({ type: "agent_end", exitReason: "aborted" });
+    expect(result.at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });
+  });
+
+  it("while a tool runs: the tool sees the signal, later calls never start, every call gets one result", async () => {
+    const controller = new AbortController();
+    const { tool, signals, started } = waitTool();
+    const stream = mockStream([
+      { calls: [{ id: "w1", name: "wait", arguments: { ms: 10_000 } }, { id: "w2", name: "wait", arguments: { ms: 10_000 } }] },
+      { text: "never" },
+    ]);
+    const run = agentLoop([user("go")], { systemPrompt: "", messages: [], tools: [tool] }, baseConfig({ toolExecution: "sequential" }), controller.signal, stream);
+    const events = [];
+    for await (const event of run) {
+      events.push(event);
+      if (event.type === "tool_execution_start" && event.toolCallId === "w1") setTimeout(() => controller.abort(), 5);
+    }
+    expect(signals[0]).toBe(controller.signal);
+    expect(signals[0]?.aborted).toBe(true);
+    expect(started).toEqual(["w1"]);
+    const results = (await run.result()).filter((m): m is ToolResultMessage => (m as { role: string }).role === "toolResult");
+    expect(results.map((r) => [r.toolCallId, r.isError, r.content[0]])).toEqual([
+      ["w1", true, { type: "text", text: "Operation aborted" }],
+      ["w2", true, { type: "text", text: ABORTED_MESSAGE }],
+    ]);
+    expect(stream.requests).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({ type: "agent_end", exitReason: "aborted" });
+  });
+
+  it("in a parallel batch: running tools all see the abort", async () => {
+    const controller = new AbortController();
+    const { tool, signals } = waitTool();
+    const stream = mockStream([{ calls: [{ id: "p1", name: "wait", arguments: { ms: 10_000 } }, { id: "p2", name: "wait", arguments: { ms: 10_000 } }] }]);
+    const run = agentLoop([user("go")], { systemPrompt: "", messages: [], tools: [tool] }, baseConfig(), controller.signal, stream);
+    setTimeout(() => controller.abort(), 20);
+    const { result, events } = await collect(run);
+    expect(signals.every((s) => s?.aborted)).toBe(true);
+    const results = result.filter((m): m is ToolResultMessage => (m as { role: string }).role === "toolResult");
+    expect(results.map((r) => r.isError)).toEqual([true, true]);
+    expect(events.at(-1)).toMatchObject({ exitReason: "aborted" });
+  });
+
+  it("between turns: no further request is made", async () => {
+    const controller = new AbortController();
+    const { tool } = echoTool();
+    const stream = mockStream([{ calls: [{ id: "a", name: "echo", arguments: { text: "x" } }] }, { text: "never" }]);
+    const run = agentLoop([user("go")], { systemPrompt: "", messages: [], tools: [tool] }, baseConfig({
+      getSteeringMessages: async () => {
+        if (stream.requests.length === 1) controller.abort();
+        return [];
+      },
+    }), controller.signal, stream);
+    const { events } = await collect(run);
+    expect(stream.requests).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({ exitReason: "aborted" });
+    expect(events.filter((e) => e.type === "turn_start")).toHaveLength(1);
+  });
+
+  it("passes the signal to beforeToolCall and afterToolCall", async () => {
+    const controller = new AbortController();
+    const { tool } = echoTool();
+    const seen: (AbortSignal | undefined)[] = [];
+    const stream = mockStream([{ calls: [{ id: "a", name: "echo", arguments: { text: "x" } }] }, { text: "done" }]);
+    await collect(agentLoop([user("go")], { systemPrompt: "", messages: [], tools: [tool] }, baseConfig({
+      beforeToolCall: async (_c, signal) => { seen.push(signal); return undefined; },
+      afterToolCall: async (_c, signal) => { seen.push(signal); return undefined; },
+      transformContext: async (messages, signal) => { seen.push(signal); return messages; },
+    }), controller.signal, stream));
+    expect(seen.length).toBe(4);
+    expect(seen.every((s) => s === controller.signal)).toBe(true);
+  });
+});
