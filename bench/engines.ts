@@ -3,6 +3,7 @@
  * pi-agent-core's `agentLoop` and loopchart's `agentLoop`.
  */
 import { agentLoop as piAgentLoop } from "@mariozechner/pi-agent-core";
+import type { LoopchartSource } from "./options.js";
 import type { AgentContext, AgentEvent, AgentLoopConfig, AgentMessage, StreamFn } from "../src/types.js";
 
 /** What both engines return: the events, async-iterable once, and the run's new messages. */
@@ -27,13 +28,6 @@ export interface Engine {
 
 /** pi-agent-core 0.73's loop. Its types are structurally loopchart's; the cast only bridges the two declarations. */
 export const piEngine: Engine = { name: "pi", agentLoop: piAgentLoop as unknown as AgentLoopFn };
-
-/**
- * Where loopchart is loaded from: `dist` (default) imports the built package
- * `loopchart` (run `npm run build` first); `src` imports `src/index.ts` through
- * tsx, so the suite can run the bench without a build.
- */
-export type LoopchartSource = "dist" | "src";
 
 /** Loads loopchart's engine, or returns the reason it is unavailable (not built, not exported yet). */
 export async function loadLoopchartEngine(source: LoopchartSource): Promise<Engine | string> {

@@ -5,13 +5,19 @@
  * BENCH_ROUNDS=3 BENCH_SCALE=0.1 npm run bench
  * BENCH_ONLY=long,"long 2x" BENCH_LOOPCHART=src node --expose-gc --import tsx bench/run.ts
  */
-import type { LoopchartSource } from "./engines.js";
 import { WORKLOADS } from "./workloads.js";
 
 /** Measured rounds per workload and engine when `BENCH_ROUNDS` is unset. */
 export const DEFAULT_ROUNDS = 5;
 /** The warm-up runs each workload at this fraction of its measured scale. */
 export const WARMUP_FRACTION = 0.1;
+
+/**
+ * Where loopchart is loaded from: `dist` (default) imports the built package
+ * `loopchart` (run `npm run build` first); `src` imports `src/index.ts` through
+ * tsx, so the suite can run the bench without a build.
+ */
+export type LoopchartSource = "dist" | "src";
 
 /** Everything a run of the benchmark can be told. */
 export interface BenchOptions {

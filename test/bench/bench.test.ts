@@ -1,0 +1,47 @@
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const benchInstalled = existsSync(new URL("../../bench/node_modules/@mariozechner/pi-agent-core/package.json", import.meta.url));
+/** Generous: the child loads pi-ai's provider SDKs and tsx; CI machines can be slow. Not a timing assertion. */
+const CHILD_TIMEOUT_MS = 60_000;
+
+/** Runs the benchmark at 0.2 % scale (a few turns per workload), one round, loopchart from source (no build needed). */
+async function runTinyBench(): Promise<{ stdout: string; stderr: string }> {
+  return run(process.execPath, ["--expose-gc", "--import", "tsx", "bench/run.ts"], {
+    cwd: root,
+    env: { ...process.env, BENCH_SCALE: "0.002", BENCH_ROUNDS: "1", BENCH_TOOLS: "0", BENCH_LOOPCHART: "src" },
+    timeout: CHILD_TIMEOUT_MS,
+  });
+}
+
+const itWithBenchDeps = benchInstalled ? it : it.skip;
+const needsDeps = benchInstalled ? "" : " (skipped: bench/node_modules is absent; run `npm --prefix bench ci`)";
+
+describe("bench/run.ts", () => {
+  itWithBenchDeps(
+    `should run every workload through both engines and end with the table and the worst-ratio line${needsDeps}`,
+    async () => {
+      const { stdout } = await runTinyBench();
+      const lines = stdout.trimEnd().split("\n");
+
+      expect(lines[lines.length - 1]).toMatch(/^worst ratio loopchart\/pi: \d+\.\d\d$/);
+      expect(stdout).not.toContain("measuring pi alone");
+      expect(stdout).toMatch(/^growth long 2x \/ long \(2x turns\): pi \d+\.\d\dx, loopchart \d+\.\d\dx$/m);
+
+      const header = lines.findIndex((line) => line.startsWith("| workload |"));
+      expect(header).toBeGreaterThan(0);
+      const rows = lines.slice(header + 2).filter((line) => line.startsWith("| "));
+      expect(rows.map((row) => row.split(" | ")[0].slice(2))).toEqual(["chatty", "wide", "long", "huge batch", "long 2x"]);
+      for (const row of rows) {
+        // Every loopchart cell is a figure, not n/a: loopchart ran and returned what the script implies.
+        expect(row).not.toContain("n/a");
+      }
+    },
+    CHILD_TIMEOUT_MS + 5_000,
+  );
+});
