@@ -421,6 +421,7 @@ export const agentLoopMachine = setup({
     },
     pollingInitialSteering: {
       invoke: {
+        id: "pollSteering",
         src: "pollSteering",
         onDone: {
           target: "requesting",
@@ -432,6 +433,7 @@ export const agentLoopMachine = setup({
     requesting: {
       entry: "injectPending",
       invoke: {
+        id: "requestModel",
         src: "requestModel",
         input: ({ context }) => ({
           systemPrompt: context.systemPrompt,
@@ -539,6 +541,7 @@ export const agentLoopMachine = setup({
     },
     checkingStop: {
       invoke: {
+        id: "checkStopAfterTurn",
         src: "checkStopAfterTurn",
         input: ({ context }) => turnHookInput(context),
         onDone: [
@@ -557,6 +560,7 @@ export const agentLoopMachine = setup({
     },
     pollingSteering: {
       invoke: {
+        id: "pollSteering",
         src: "pollSteering",
         onDone: {
           target: "decidingNextTurn",
@@ -574,6 +578,7 @@ export const agentLoopMachine = setup({
     },
     pollingFollowUp: {
       invoke: {
+        id: "pollFollowUp",
         src: "pollFollowUp",
         onDone: [
           {
@@ -596,6 +601,7 @@ export const agentLoopMachine = setup({
     },
     preparingNextTurn: {
       invoke: {
+        id: "prepareNextTurn",
         src: "prepareNextTurn",
         input: ({ context }) => turnHookInput(context),
         onDone: {

@@ -116,6 +116,7 @@ export const toolCallMachine = setup({
     preparing: {
       always: { guard: "isRefused", target: "done", actions: "settleWithRefusal" },
       invoke: {
+        id: "prepareToolCall",
         src: "prepareToolCall",
         input: ({ context }) => ({ toolCall: context.toolCall, index: context.index }),
         onDone: [
@@ -150,6 +151,7 @@ export const toolCallMachine = setup({
     },
     executing: {
       invoke: {
+        id: "executeTool",
         src: "executeTool",
         input: ({ context }) => ({ toolCall: context.toolCall, args: context.args }),
       },
@@ -166,6 +168,7 @@ export const toolCallMachine = setup({
     finalizing: {
       entry: "reportExecuted",
       invoke: {
+        id: "finalizeToolCall",
         src: "finalizeToolCall",
         input: ({ context }) => ({
           toolCall: context.toolCall,
