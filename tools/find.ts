@@ -2,10 +2,10 @@
  * The `find` tool: files and directories whose path matches a glob. Lists with `fd`
  * when installed, else with the built-in walk; matching, order and output are shared.
  */
-import picomatch from "picomatch";
 import { Type, type Static } from "typebox";
 import type { AgentTool } from "../src/types.js";
 import { throwIfAborted } from "./abort.js";
+import { createGlobMatcher } from "./glob-match.js";
 import { findFd, runLines, type SearchBackend } from "./external-command.js";
 import { hasErrorCode, localFileSystem, type FileSystemOperations } from "./file-system-operations.js";
 import { resolveToolPath, type PathOptions } from "./resolve-path.js";
@@ -93,7 +93,7 @@ export function createFindTool(cwd: string, options: FindToolOptions = {}): Agen
       const listed = fd ? await listWithFd(fd, base, signal) : await listBuiltin(fs, base, signal);
       throwIfAborted(signal);
 
-      const matches = picomatch(input.pattern, { dot: true, basename: true });
+      const matches = createGlobMatcher(input.pattern);
       const found = listed.filter((p) => matches(p.endsWith("/") ? p.slice(0, -1) : p)).sort(comparePaths);
       const details: FindToolDetails = { backend: fd ? "fd" : "builtin" };
       if (found.length === 0) return { content: [{ type: "text", text: "No files found matching pattern" }], details };

@@ -3,15 +3,18 @@
  * built-in search that prints the same output.
  */
 import { basename, dirname } from "node:path";
-import picomatch from "picomatch";
 import { Type, type Static } from "typebox";
 import type { AgentTool } from "../src/types.js";
 import { throwIfAborted } from "./abort.js";
+import { createGlobMatcher } from "./glob-match.js";
 import { findRipgrep, runLines, type SearchBackend } from "./external-command.js";
 import { hasErrorCode, localFileSystem, type FileSystemOperations } from "./file-system-operations.js";
 import { resolveToolPath, type PathOptions } from "./resolve-path.js";
 import { DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, formatSize, truncateHead, truncateLine, type TruncationResult } from "./truncate.js";
 import { walkTree, type WalkOperations } from "./walk.js";
+
+/** Name of the rg file type that carries the `glob` argument. */
+const RG_GLOB_TYPE = "loopchartglob";
 
 /** Default most matches returned. */
 export const DEFAULT_GREP_LIMIT = 100;
@@ -84,7 +87,7 @@ function compileRegex(input: GrepToolInput): RegExp {
 
 async function searchBuiltin(fs: GrepOperations, plan: SearchPlan, signal?: AbortSignal): Promise<Hit[]> {
   const regex = compileRegex(plan.input);
-  const matchGlob = plan.input.glob ? picomatch(plan.input.glob, { dot: true, basename: true }) : undefined;
+  const matchGlob = plan.input.glob ? createGlobMatcher(plan.input.glob) : undefined;
   const files = plan.isFile ? [plan.target] : (await walkTree(fs, plan.base, signal)).filter((e) => !e.isDirectory && !e.isSymbolicLink).map((e) => e.path);
   const hits: Hit[] = [];
   for (const file of files) {
@@ -117,8 +120,11 @@ async function searchRipgrep(rg: string, plan: SearchPlan, signal?: AbortSignal)
   const args = ["--json", "--hidden", "--sort", "path", "--no-messages", "--no-ignore-global", "--no-ignore-exclude", "--glob", "!.git"];
   if (input.ignoreCase) args.push("--ignore-case");
   if (input.literal) args.push("--fixed-strings");
-  if (input.glob) args.push("--glob", input.glob);
+  // rg's --glob would override .gitignore (an ignored file matching it gets searched); a type
+  // filter does not, so a name glob narrows rg's search and the shared matcher decides.
+  if (input.glob && !input.glob.includes("/")) args.push("--type-add", `${RG_GLOB_TYPE}:${input.glob}`, "--type", RG_GLOB_TYPE);
   args.push("--regexp", input.pattern, "--", plan.target);
+  const matchGlob = input.glob && !plan.isFile ? createGlobMatcher(input.glob) : undefined;
   const hits: Hit[] = [];
   const result = await runLines(
     rg,
@@ -128,7 +134,9 @@ async function searchRipgrep(rg: string, plan: SearchPlan, signal?: AbortSignal)
       const event = JSON.parse(line) as RgMatch;
       if (event.type !== "match" || !event.data?.path || event.data.line_number === undefined) return true;
       const raw = event.data.path.text ?? Buffer.from(event.data.path.bytes ?? "", "base64").toString("utf8");
-      hits.push({ file: raw.startsWith("./") ? raw.slice(2) : raw, line: event.data.line_number });
+      const file = raw.startsWith("./") ? raw.slice(2) : raw;
+      if (matchGlob && !matchGlob(file)) return true;
+      hits.push({ file, line: event.data.line_number });
       return hits.length < plan.want;
     },
     signal,
