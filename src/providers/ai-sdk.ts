@@ -1,7 +1,7 @@
 /**
  * `fromAiSdk`: any Vercel AI SDK 6 language model as a loopchart {@link StreamFn}.
  */
-import { jsonSchema, streamText, type JSONSchema7, type LanguageModel, type LanguageModelUsage, type TextStreamPart, type ToolSet } from "ai";
+import { jsonSchema, streamText, type JSONSchema7, type LanguageModel, type LanguageModelUsage, type ProviderMetadata, type TextStreamPart, type ToolSet } from "ai";
 import type {
   Api,
   AssistantMessage,
@@ -173,6 +173,7 @@ function toToolSet(context: Context): ToolSet | undefined {
 /** Maps stream parts onto the message and its events; returns an outcome when the stream ends early. */
 function createPartMapper(run: StreamRun) {
   const { stream, message } = run;
+  const pendingTexts = new Set<string>();
   const texts = new Map<string, { contentIndex: number; block: TextContent }>();
   const thoughts = new Map<string, { contentIndex: number; block: ThinkingContent }>();
   const toolCalls = new Map<string, OpenToolCall>();
@@ -201,54 +202,59 @@ function createPartMapper(run: StreamRun) {
     texts.delete(id);
     stream.push({ type: "text_end", contentIndex: open.contentIndex, content: open.block.text, partial: message });
   };
-  const endThinking = (id: string, signature: string | undefined, redacted: boolean): void => {
+  const endThinking = (id: string): void => {
     const open = thoughts.get(id);
     if (!open) return;
     thoughts.delete(id);
-    if (signature) open.block.thinkingSignature = signature;
-    if (redacted) open.block.redacted = true;
     stream.push({ type: "thinking_end", contentIndex: open.contentIndex, content: open.block.thinking, partial: message });
   };
 
   return {
     handle(part: AnyStreamPart): Outcome | undefined {
       switch (part.type) {
-        case "text-start": {
-          const block: TextContent = { type: "text", text: "" };
-          texts.set(part.id, { contentIndex: message.content.length, block });
-          message.content.push(block);
-          stream.push({ type: "text_start", contentIndex: message.content.length - 1, partial: message });
+        case "text-start":
+          // Opened lazily on the first non-empty delta: servers often start with an empty text part.
+          pendingTexts.add(part.id);
           return undefined;
-        }
         case "text-delta": {
-          const open = texts.get(part.id);
-          if (!open) return undefined;
+          if (part.text.length === 0) return undefined;
+          let open = texts.get(part.id);
+          if (!open) {
+            if (!pendingTexts.delete(part.id)) return undefined;
+            open = { contentIndex: message.content.length, block: { type: "text", text: "" } };
+            texts.set(part.id, open);
+            message.content.push(open.block);
+            stream.push({ type: "text_start", contentIndex: open.contentIndex, partial: message });
+          }
           open.block.text += part.text;
           stream.push({ type: "text_delta", contentIndex: open.contentIndex, delta: part.text, partial: message });
           return undefined;
         }
         case "text-end":
+          pendingTexts.delete(part.id);
           endText(part.id);
           return undefined;
         case "reasoning-start": {
           const block: ThinkingContent = { type: "thinking", thinking: "" };
           thoughts.set(part.id, { contentIndex: message.content.length, block });
           message.content.push(block);
+          noteThinkingMetadata(block, part.providerMetadata);
           stream.push({ type: "thinking_start", contentIndex: message.content.length - 1, partial: message });
           return undefined;
         }
         case "reasoning-delta": {
           const open = thoughts.get(part.id);
           if (!open) return undefined;
+          noteThinkingMetadata(open.block, part.providerMetadata);
+          if (part.text.length === 0) return undefined;
           open.block.thinking += part.text;
           stream.push({ type: "thinking_delta", contentIndex: open.contentIndex, delta: part.text, partial: message });
           return undefined;
         }
         case "reasoning-end": {
-          const anthropic = part.providerMetadata?.anthropic as { signature?: unknown; redactedData?: unknown } | undefined;
-          const redactedData = typeof anthropic?.redactedData === "string" ? anthropic.redactedData : undefined;
-          const signature = typeof anthropic?.signature === "string" ? anthropic.signature : redactedData;
-          endThinking(part.id, signature, redactedData !== undefined);
+          const open = thoughts.get(part.id);
+          if (open) noteThinkingMetadata(open.block, part.providerMetadata);
+          endThinking(part.id);
           return undefined;
         }
         case "tool-input-start":
@@ -297,7 +303,7 @@ function createPartMapper(run: StreamRun) {
     /** Ends text, thinking and tool-call blocks the stream left open. */
     closeOpenBlocks(): void {
       for (const id of [...texts.keys()]) endText(id);
-      for (const id of [...thoughts.keys()]) endThinking(id, undefined, false);
+      for (const id of [...thoughts.keys()]) endThinking(id);
       for (const open of toolCalls.values()) endToolCall(open, undefined);
     },
     finalOutcome(): Outcome {
@@ -318,6 +324,19 @@ function createPartMapper(run: StreamRun) {
       }
     },
   };
+}
+
+/**
+ * Keeps what Anthropic attaches to reasoning parts: the signature (sent back with
+ * the block on the next request) and, for redacted thinking, the opaque payload.
+ */
+function noteThinkingMetadata(block: ThinkingContent, metadata: ProviderMetadata | undefined): void {
+  const anthropic = metadata?.anthropic as { signature?: unknown; redactedData?: unknown } | undefined;
+  if (typeof anthropic?.signature === "string" && anthropic.signature) block.thinkingSignature = anthropic.signature;
+  if (typeof anthropic?.redactedData === "string") {
+    block.thinkingSignature = anthropic.redactedData;
+    block.redacted = true;
+  }
 }
 
 /** Copies AI SDK usage into pi-style usage: `input` excludes cached tokens. */

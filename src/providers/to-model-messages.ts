@@ -17,8 +17,9 @@ export const MISSING_TOOL_RESULT_TEXT = "No result provided";
  *   right after its assistant message;
  * - consecutive tool results become one `tool` message.
  *
- * Thinking blocks become reasoning parts (Anthropic signatures travel in
- * `providerOptions.anthropic`); images become image parts. Pure; never throws.
+ * Thinking blocks become reasoning parts (Anthropic signatures and redacted
+ * payloads travel in `providerOptions.anthropic`); images become image parts.
+ * Pure; never throws.
  */
 export function toModelMessages(messages: readonly Message[]): ModelMessage[] {
   const kept = messages.filter((m) => !(m.role === "assistant" && (m.stopReason === "error" || m.stopReason === "aborted")));
@@ -96,7 +97,12 @@ function toAssistantModelMessage(message: AssistantMessage): AssistantModelMessa
         if (block.text.length > 0) content.push({ type: "text", text: block.text });
         break;
       case "thinking":
-        if (block.redacted) break;
+        if (block.redacted) {
+          if (block.thinkingSignature) {
+            content.push({ type: "reasoning", text: "", providerOptions: { anthropic: { redactedData: block.thinkingSignature } } });
+          }
+          break;
+        }
         if (block.thinking.length === 0) break;
         content.push({
           type: "reasoning",
