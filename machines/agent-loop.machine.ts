@@ -4,7 +4,7 @@
  *   starting ─▶ requesting ─┬─ responseFailed ───────────────────────────▶ done (error | aborted)
  *                           ├─ hasNoToolCalls ─────────────▶ endingTurn
  *                           └─ (isLengthTruncated: refuse) ─▶ toolBatch ─▶ endingTurn
- *   toolBatch: dispatching ─▶ preparing ⇄ executing ─▶ finalizing ─▶ appending
+ *   toolBatch: dispatching ─▶ preparing ⇄ executing ─▶ finalizing ─▶ appending ─▶ (preparing | batchDone)
  *   endingTurn ─┬─ shouldStop ─▶ done (stopped)
  *               └─▶ pollingSteering ─┬─ continues ─▶ nextTurn ─┬─ isAborted ─▶ done (aborted)
  *                                    │                         ├─ reachedMaxTurns ─▶ done (maxTurns)
@@ -16,7 +16,7 @@
  * stand-ins without I/O (so `xstate/graph` can traverse the machine); `src/actors/`
  * provides the real ones with `machine.provide(...)`.
  */
-import { assign, emit, enqueueActions, fromCallback, fromPromise, setup } from "xstate";
+import { and, assign, emit, enqueueActions, fromCallback, fromPromise, setup } from "xstate";
 import type {
   AgentEvent,
   AgentMessage,
@@ -84,8 +84,10 @@ export interface ToolBatch {
   sequential: boolean;
   /** Refusal text when the whole batch is refused (length truncation). */
   refusal?: string;
-  /** Calls spawned so far (they are spawned in source order). */
-  spawned: number;
+  /** Call actors that reported `tool.queued` (all are spawned at dispatch, in source order). */
+  queued: number;
+  /** Calls told to prepare so far (one at a time, in source order). */
+  started: number;
   /** Indexes of calls waiting in `prepared` for the go. */
   waiting: number[];
   /** Calls released to execute that have not reported `tool.executed`. */
@@ -97,6 +99,8 @@ export interface ToolBatch {
   settledCount: number;
   /** Results appended to the transcript so far (source order). */
   appended: number;
+  /** Appended calls whose actors have not reported done yet. */
+  releasing: number;
 }
 
 /** Context of the loop machine. JSON-serializable. */
@@ -161,13 +165,15 @@ const newBatch = (calls: ToolCall[], sequential: boolean, refusal?: string): Too
   actorIds: uniqueActorIds(calls),
   sequential,
   refusal,
-  spawned: 0,
+  queued: 0,
+  started: 0,
   waiting: [],
   executing: 0,
   results: calls.map(() => null),
   terminates: calls.map(() => false),
   settledCount: 0,
   appended: 0,
+  releasing: 0,
 });
 
 export const agentLoopMachine = setup({
@@ -199,10 +205,12 @@ export const agentLoopMachine = setup({
     isLengthTruncated: ({ context }) =>
       context.assistant?.stopReason === "length" && toolCallsOf(context.assistant).length > 0,
     isSequentialBatch: ({ context }) => context.batch?.sequential === true,
-    hasUnspawnedCalls: ({ context }) => (context.batch ? context.batch.spawned < context.batch.calls.length : false),
+    isLastQueued: ({ context }) => (context.batch ? context.batch.queued + 1 >= context.batch.calls.length : true),
+    hasUnstartedCalls: ({ context }) => (context.batch ? context.batch.started < context.batch.calls.length : false),
+    allReleased: ({ context }) => context.batch?.releasing === 0,
     hasWaitingCalls: ({ context }) => (context.batch?.waiting.length ?? 0) > 0,
     allExecuted: ({ context }) => context.batch?.executing === 0,
-    allSpawnedSettled: ({ context }) => (context.batch ? context.batch.settledCount === context.batch.spawned : true),
+    allStartedSettled: ({ context }) => (context.batch ? context.batch.settledCount === context.batch.started : true),
     everyResultTerminates: ({ context }) => context.terminated,
     hasPendingMessages: ({ context }) => context.pending.length > 0,
     continuesAfterTurn: ({ context }) =>
@@ -267,10 +275,21 @@ export const agentLoopMachine = setup({
     startRefusedBatch: assign(({ context }) => ({
       batch: newBatch(toolCallsOf(context.assistant), true, LENGTH_TRUNCATION_MESSAGE),
     })),
-    spawnNextCall: enqueueActions(({ context, enqueue }) => {
+    spawnCalls: enqueueActions(({ context, enqueue }) => {
+      const batch = context.batch as ToolBatch;
+      batch.calls.forEach((toolCall, index) => {
+        const input: ToolCallInput = { toolCall, index, ...(batch.refusal !== undefined ? { refusal: batch.refusal } : {}) };
+        enqueue.spawnChild("toolCall", { id: batch.actorIds[index] as string, input });
+      });
+    }),
+    markQueued: assign(({ context }) => {
+      const batch = context.batch as ToolBatch;
+      return { batch: { ...batch, queued: batch.queued + 1 } };
+    }),
+    prepareNextCall: enqueueActions(({ context, enqueue }) => {
       const batch = context.batch;
-      if (!batch || batch.spawned >= batch.calls.length) return;
-      const index = batch.spawned;
+      if (!batch || batch.started >= batch.calls.length) return;
+      const index = batch.started;
       const toolCall = batch.calls[index] as ToolCall;
       enqueue.emit({
         type: "tool_execution_start",
@@ -278,9 +297,8 @@ export const agentLoopMachine = setup({
         toolName: toolCall.name,
         args: toolCall.arguments,
       });
-      const input: ToolCallInput = { toolCall, index, ...(batch.refusal !== undefined ? { refusal: batch.refusal } : {}) };
-      enqueue.spawnChild("toolCall", { id: batch.actorIds[index] as string, input });
-      enqueue.assign({ batch: { ...batch, spawned: index + 1 } });
+      enqueue.sendTo(batch.actorIds[index] as string, { type: "call.prepare" });
+      enqueue.assign({ batch: { ...batch, started: index + 1 } });
     }),
     markWaiting: assign(({ context }, params: { index: number }) => {
       const batch = context.batch as ToolBatch;
@@ -339,16 +357,21 @@ export const agentLoopMachine = setup({
         const message = batch.results[next] as ToolResultMessage;
         enqueue.emit({ type: "message_start", message });
         enqueue.emit({ type: "message_end", message });
-        enqueue.stopChild(batch.actorIds[next] as string);
+        enqueue.sendTo(batch.actorIds[next] as string, { type: "call.release" });
         ready.push(message);
         next += 1;
       }
       if (ready.length === 0) return;
       enqueue.assign({
         ...appended(context, ready),
-        batch: { ...batch, appended: next },
+        batch: { ...batch, appended: next, releasing: batch.releasing + ready.length },
         toolResults: [...context.toolResults, ...ready],
       });
+    }),
+    markReleased: enqueueActions(({ context, enqueue }, params: { actorId: string | undefined }) => {
+      const batch = context.batch as ToolBatch;
+      if (params.actorId) enqueue.stopChild(params.actorId);
+      enqueue.assign({ batch: { ...batch, releasing: batch.releasing - 1 } });
     }),
     concludeBatch: assign(({ context }) => {
       const batch = context.batch as ToolBatch;
@@ -468,10 +491,16 @@ export const agentLoopMachine = setup({
       },
       states: {
         dispatching: {
-          always: { target: "preparing" },
+          entry: "spawnCalls",
+          on: {
+            "tool.queued": [
+              { guard: "isLastQueued", target: "preparing", actions: "markQueued" },
+              { actions: "markQueued" },
+            ],
+          },
         },
         preparing: {
-          entry: "spawnNextCall",
+          entry: "prepareNextCall",
           on: {
             "tool.prepared": [
               {
@@ -480,7 +509,7 @@ export const agentLoopMachine = setup({
                 actions: [{ type: "markWaiting", params: ({ event }) => ({ index: event.index }) }, "releaseWaitingCalls"],
               },
               {
-                guard: "hasUnspawnedCalls",
+                guard: "hasUnstartedCalls",
                 target: "preparing",
                 reenter: true,
                 actions: { type: "markWaiting", params: ({ event }) => ({ index: event.index }) },
@@ -497,7 +526,7 @@ export const agentLoopMachine = setup({
                 actions: { type: "recordSettled", params: ({ event }) => event },
               },
               {
-                guard: "hasUnspawnedCalls",
+                guard: "hasUnstartedCalls",
                 target: "preparing",
                 reenter: true,
                 actions: { type: "recordSettled", params: ({ event }) => event },
@@ -512,14 +541,14 @@ export const agentLoopMachine = setup({
           },
         },
         executing: {
-          always: [{ guard: "allSpawnedSettled", target: "appending" }, { guard: "allExecuted", target: "finalizing" }],
+          always: [{ guard: "allStartedSettled", target: "appending" }, { guard: "allExecuted", target: "finalizing" }],
           on: {
             "tool.executed": { actions: "markExecuted", target: "executing", reenter: true },
             "tool.settled": { actions: { type: "recordSettled", params: ({ event }) => event }, target: "executing", reenter: true },
           },
         },
         finalizing: {
-          always: { guard: "allSpawnedSettled", target: "appending" },
+          always: { guard: "allStartedSettled", target: "appending" },
           on: {
             "tool.settled": { actions: { type: "recordSettled", params: ({ event }) => event }, target: "finalizing", reenter: true },
           },
@@ -527,9 +556,14 @@ export const agentLoopMachine = setup({
         appending: {
           entry: "appendSettledResults",
           always: [
-            { guard: "hasUnspawnedCalls", target: "preparing" },
-            { target: "batchDone", actions: "concludeBatch" },
+            { guard: and(["allReleased", "hasUnstartedCalls"]), target: "preparing" },
+            { guard: "allReleased", target: "batchDone", actions: "concludeBatch" },
           ],
+          on: {
+            "xstate.done.actor.*": {
+              actions: { type: "markReleased", params: ({ event }) => ({ actorId: (event as { actorId?: string }).actorId }) },
+            },
+          },
         },
         batchDone: { type: "final" },
       },

@@ -36,13 +36,25 @@ export interface ToolCallInput {
 
 /** Events a tool-call actor sends to the loop. */
 export type ToolCallToLoopEvent =
+  | { type: "tool.queued"; toolCallId: string; index: number }
   | { type: "tool.prepared"; toolCallId: string; index: number }
   | { type: "tool.executed"; toolCallId: string; index: number }
   | { type: "tool.update"; toolCallId: string; toolName: string; args: ToolCall["arguments"]; partialResult: AgentToolResult<unknown> }
   | { type: "tool.settled"; toolCallId: string; toolName: string; index: number; result: AgentToolResult<unknown>; isError: boolean };
 
 /** Events the loop sends to a tool-call actor. */
-export type LoopToToolCallEvent = { type: "call.execute" } | { type: "call.cancel"; reason: string };
+export type LoopToToolCallEvent =
+  | { type: "call.prepare" }
+  | { type: "call.execute" }
+  | { type: "call.cancel"; reason: string }
+  | { type: "call.release" };
+
+/** The done event of a released tool-call actor (`xstate.done.actor.<tool call id>`). */
+export interface ToolCallDoneEvent {
+  type: `xstate.done.actor.${string}`;
+  actorId?: string;
+  output?: unknown;
+}
 
 /** Events the `executeTool` actor sends back to its tool-call actor. */
 export type ExecuteToolEvent =
@@ -89,4 +101,4 @@ export interface TurnHookInput {
 export type RunControlEvent = { type: "run.abort" };
 
 /** Every event the loop machine accepts. */
-export type AgentLoopEvent = ModelStreamEvent | ToolCallToLoopEvent | RunControlEvent;
+export type AgentLoopEvent = ModelStreamEvent | ToolCallToLoopEvent | ToolCallDoneEvent | RunControlEvent;

@@ -1,14 +1,15 @@
 /**
- * One tool call, as its own actor: preparing → (prepared) → executing → finalizing → done,
- * or preparing → done with an immediate error result. `done` is terminal; the loop
- * stops the actor after appending its result.
+ * One tool call, as its own actor:
+ *   queued → preparing → (prepared) → executing → finalizing → (settled) → done,
+ * or queued → preparing → (settled) → done with an immediate error result.
  *
  * The loop spawns one of these per call, in source order, with the tool call id
- * as actor id. The actor tells the loop where it is (`tool.prepared`,
- * `tool.executed`) and ends with exactly one `tool.settled`. It waits in
- * `prepared` until the loop says `call.execute` (or `call.cancel` after an abort),
- * which is how the loop keeps preparation one-at-a-time and execution parallel or
- * sequential. No I/O here: `prepareToolCall`, `executeTool` and `finalizeToolCall`
+ * as actor id. The actor tells the loop where it is (`tool.queued`,
+ * `tool.prepared`, `tool.executed`) and reports exactly one `tool.settled`. It
+ * waits for the loop at three points — `queued` until `call.prepare`, `prepared`
+ * until `call.execute` (or `call.cancel` after an abort), `settled` until
+ * `call.release` — which is how the loop keeps preparation one at a time in source
+ * order, execution parallel or sequential, and appending in source order. No I/O here: `prepareToolCall`, `executeTool` and `finalizeToolCall`
  * are named actors that `src/actors/` provides.
  */
 import { assign, fromCallback, fromPromise, sendParent, setup } from "xstate";
@@ -57,6 +58,7 @@ export const toolCallMachine = setup({
     context: {} as ToolCallContext,
     input: {} as ToolCallInput,
     events: {} as LoopToToolCallEvent | ExecuteToolEvent,
+    output: {} as SettledToolCall,
   },
   actors: {
     /** Looks the tool up, shims and validates the arguments, asks `beforeToolCall`. Stand-in: accepts the raw arguments. */
@@ -79,6 +81,11 @@ export const toolCallMachine = setup({
     settleWithRefusal: assign({
       settled: ({ context }) => ({ result: errorResult(context.refusal ?? ""), isError: true }),
     }),
+    reportQueued: sendParent(({ context }): ToolCallToLoopEvent => ({
+      type: "tool.queued",
+      toolCallId: context.toolCall.id,
+      index: context.index,
+    })),
     reportPrepared: sendParent(({ context }): ToolCallToLoopEvent => ({
       type: "tool.prepared",
       toolCallId: context.toolCall.id,
@@ -111,10 +118,14 @@ export const toolCallMachine = setup({
 }).createMachine({
   id: "toolCall",
   context: ({ input }) => ({ ...input }),
-  initial: "preparing",
+  initial: "queued",
   states: {
+    queued: {
+      entry: "reportQueued",
+      on: { "call.prepare": "preparing" },
+    },
     preparing: {
-      always: { guard: "isRefused", target: "done", actions: "settleWithRefusal" },
+      always: { guard: "isRefused", target: "settled", actions: "settleWithRefusal" },
       invoke: {
         id: "prepareToolCall",
         src: "prepareToolCall",
@@ -122,7 +133,7 @@ export const toolCallMachine = setup({
         onDone: [
           {
             guard: { type: "settlesImmediately", params: ({ event }) => event.output },
-            target: "done",
+            target: "settled",
             actions: assign({
               settled: ({ event }) =>
                 event.output.kind === "immediate" ? { result: event.output.result, isError: true } : undefined,
@@ -134,7 +145,7 @@ export const toolCallMachine = setup({
           },
         ],
         onError: {
-          target: "done",
+          target: "settled",
           actions: assign({ settled: ({ event }) => ({ result: errorResult(errorText(event.error)), isError: true }) }),
         },
       },
@@ -144,7 +155,7 @@ export const toolCallMachine = setup({
       on: {
         "call.execute": "executing",
         "call.cancel": {
-          target: "done",
+          target: "settled",
           actions: assign({ settled: ({ event }) => ({ result: errorResult(event.reason), isError: true }) }),
         },
       },
@@ -175,18 +186,20 @@ export const toolCallMachine = setup({
           args: context.args,
           executed: context.settled ?? { result: errorResult("Tool produced no result"), isError: true },
         }),
-        onDone: { target: "done", actions: assign({ settled: ({ event }) => event.output }) },
+        onDone: { target: "settled", actions: assign({ settled: ({ event }) => event.output }) },
         onError: {
-          target: "done",
+          target: "settled",
           actions: assign({ settled: ({ event }) => ({ result: errorResult(errorText(event.error)), isError: true }) }),
         },
       },
     },
-    // Not `type: "final"`: the loop owns the actor's lifetime and stops it once the
-    // result is appended. A final state would also send a done event that can reach
-    // the loop after the run has ended.
-    done: {
+    settled: {
       entry: "reportSettled",
+      on: { "call.release": "done" },
     },
+    // Reached once the loop has appended the result and released the call; the
+    // loop waits for this done event, so none can arrive after the run ended.
+    done: { type: "final" },
   },
+  output: ({ context }) => context.settled ?? { result: errorResult("Tool call ended without a result"), isError: true },
 });

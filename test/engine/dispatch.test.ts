@@ -40,7 +40,7 @@ describe("dispatching a batch", () => {
   it("prepares every call, one at a time in source order, before any executes", async () => {
     const order: string[] = [];
     const { tool } = echoTool();
-    const wrapped = { ...tool, execute: async (...args: Parameters<typeof tool.execute>) => { order.push(`exec:${args[0]}`); return tool.execute(...args); } };
+    const wrapped: typeof tool = { ...tool, execute: async (...args) => { order.push(`exec:${args[0]}`); return tool.execute(...args); } };
     const stream = mockStream([{ calls: threeCalls }, { text: "done" }]);
     await collect(
       agentLoop([user("go")], { systemPrompt: "", messages: [], tools: [wrapped] }, baseConfig({

@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { getAdjacencyMap } from "xstate/graph";
+import { agentLoopMachine, type AgentLoopInput } from "../../machines/index.js";
+import type { AgentLoopEvent } from "../../machines/events.js";
+import type { AssistantMessage } from "../../src/types.js";
+import { assistant, testModel } from "../helpers/mock-stream.js";
+
+type Snapshot = ReturnType<typeof agentLoopMachine.transition>;
+
+const response = (kind: "text" | "call" | "length" | "error"): AssistantMessage =>
+  kind === "text"
+    ? assistant({ text: "hi" })
+    : kind === "error"
+      ? assistant({ stopReason: "error", errorMessage: "x" })
+      : assistant({ calls: [{ id: "c", name: "t", arguments: {} }], ...(kind === "length" ? { stopReason: "length" as const } : {}) });
+
+/** What the world can do in a given snapshot: an abstract event alphabet. */
+function worldEvents(snapshot: Snapshot): AgentLoopEvent[] {
+  const { batch } = snapshot.context;
+  const events: AgentLoopEvent[] = [{ type: "run.abort" }];
+  if (snapshot.matches("requesting")) {
+    for (const kind of ["text", "call", "length", "error"] as const) {
+      events.push({ type: "model.done", message: response(kind), started: false });
+    }
+  }
+  if (batch && batch.queued < batch.calls.length) events.push({ type: "tool.queued", toolCallId: "c", index: batch.queued });
+  if (batch && batch.started > 0) {
+    const index = batch.started - 1;
+    const base = { toolCallId: "c", index };
+    events.push({ type: "tool.prepared", ...base });
+    events.push({ type: "tool.executed", ...base });
+    events.push({ type: "tool.settled", ...base, toolName: "t", result: { content: [], details: {}, terminate: true }, isError: false });
+    events.push({ type: "tool.settled", ...base, toolName: "t", result: { content: [], details: {} }, isError: true });
+    events.push({ type: "xstate.done.actor.c", actorId: "c" });
+  }
+  const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as unknown as AgentLoopEvent;
+  events.push(done("pollSteering", []), done("pollSteering", [{ role: "user", content: "steer", timestamp: 0 }]));
+  events.push(done("pollFollowUp", []), done("pollFollowUp", [{ role: "user", content: "more", timestamp: 0 }]));
+  events.push(done("checkStopAfterTurn", true), done("checkStopAfterTurn", false));
+  events.push(done("prepareNextTurn", undefined));
+  return events;
+}
+
+const stateNames = (value: unknown): string[] =>
+  typeof value === "string" ? [value] : Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => [k, ...stateNames(v).map((s) => `${k}.${s}`)]);
+
+describe("the loop machine's reachable states", () => {
+  it("reaches every named state of the design under an abstract world", () => {
+    const input: AgentLoopInput = {
+      systemPrompt: "",
+      messages: [],
+      prompts: [],
+      model: testModel,
+      maxTurns: 3,
+      hooks: { steering: true, followUp: true, shouldStopAfterTurn: true, prepareNextTurn: true },
+    };
+    const map = getAdjacencyMap(agentLoopMachine as unknown as Parameters<typeof getAdjacencyMap<Snapshot, AgentLoopEvent, AgentLoopInput>>[0], {
+      input,
+      events: worldEvents,
+      serializeState: (snapshot) => {
+        const { batch, turn, aborted, terminated, pending, exitReason } = snapshot.context;
+        return JSON.stringify([snapshot.value, exitReason, turn, aborted, terminated, pending.length, batch && [batch.queued, batch.started, batch.waiting.length, batch.executing, batch.settledCount, batch.appended, batch.releasing, batch.sequential]]);
+      },
+      limit: 20_000,
+    });
+    const reached = new Set(Object.values(map).flatMap((entry) => stateNames(entry.state.value)));
+    for (const name of [
+      "requesting",
+      "toolBatch.dispatching",
+      "toolBatch.preparing",
+      "toolBatch.executing",
+      "toolBatch.finalizing",
+      "toolBatch.appending",
+      "done",
+      "pollingInitialSteering",
+      "checkingStop",
+      "pollingSteering",
+      "pollingFollowUp",
+      "preparingNextTurn",
+    ]) {
+      expect(reached, name).toContain(name);
+    }
+    const exits = new Set(Object.values(map).map((entry) => entry.state.context.exitReason).filter(Boolean));
+    expect([...exits].sort()).toEqual(["aborted", "completed", "error", "maxTurns", "stopped", "terminated"]);
+  });
+});
