@@ -1,7 +1,9 @@
 /**
  * Runs one engine through one workload and measures it: wall time from the
  * `agentLoop` call until `result()` resolves with every event consumed, the
- * number of events, and the peak heap above the post-GC baseline.
+ * number of events, and (in a separate, untimed run) the peak heap above the
+ * post-GC baseline. Heap sampling stays out of timed runs because reading heap
+ * statistics makes V8 finish sweeping, which would charge GC work to the sample.
  */
 import type { AgentLoopConfig, AgentMessage, Message, UserMessage } from "../src/types.js";
 import { echoTool } from "./bench-tool.js";
@@ -9,15 +11,15 @@ import type { Engine } from "./engines.js";
 import { SCRIPTED_MODEL, createScriptedStreamFn } from "./scripted-stream.js";
 import { expectedMessageCount, type Workload } from "./workloads.js";
 
-/** Heap is sampled once per this many events (a power of two), plus once at the end. */
-export const HEAP_SAMPLE_EVERY = 1024;
+/** In heap runs the heap is sampled once per this many events (a power of two), plus once at the end. */
+export const HEAP_SAMPLE_EVERY = 256;
 
 /** What one run measured. */
 export interface RunMeasurement {
   wallMs: number;
   events: number;
-  /** Highest sampled `heapUsed` minus `heapUsed` right after the pre-run GC, in bytes. */
-  peakHeapBytes: number;
+  /** Heap runs only: highest sampled `heapUsed` minus `heapUsed` right after the pre-run GC, in bytes. */
+  peakHeapBytes?: number;
   /** Messages `result()` resolved with. */
   messages: number;
 }
@@ -39,18 +41,30 @@ export function collectGarbage(): void {
 /** The identity conversion: every message of these runs is already an LLM message. */
 const convertToLlm = (messages: AgentMessage[]): Message[] => messages as Message[];
 
+/** How to run a measurement. */
+export interface MeasureOptions {
+  /** Sample `heapUsed` during the run and report the peak (default false: a clean timed run). */
+  sampleHeap?: boolean;
+  /** Collect garbage before the run (default true); profiles turn it off to keep forced GCs out. */
+  collectFirst?: boolean;
+}
+
 /**
  * Runs `workload` once through `engine`, consuming every event with `for await`.
  * Throws {@link WorkloadMismatchError} when the run returns the wrong number of messages.
  */
-export async function measureRun(engine: Engine, workload: Workload): Promise<RunMeasurement> {
+export async function measureRun(
+  engine: Engine,
+  workload: Workload,
+  { sampleHeap = false, collectFirst = true }: MeasureOptions = {},
+): Promise<RunMeasurement> {
   const prompt: UserMessage = { role: "user", content: "Run the benchmark.", timestamp: Date.now() };
   const context = { systemPrompt: "You are a benchmark.", messages: [], tools: [echoTool] };
   const config: AgentLoopConfig = { model: SCRIPTED_MODEL, convertToLlm };
   const streamFn = createScriptedStreamFn(workload);
 
-  collectGarbage();
-  const baseline = process.memoryUsage().heapUsed;
+  if (collectFirst) collectGarbage();
+  const baseline = sampleHeap ? process.memoryUsage().heapUsed : 0;
   let peak = baseline;
   let events = 0;
 
@@ -58,7 +72,7 @@ export async function measureRun(engine: Engine, workload: Workload): Promise<Ru
   const stream = engine.agentLoop([prompt], context, config, undefined, streamFn);
   for await (const _event of stream) {
     events += 1;
-    if ((events & (HEAP_SAMPLE_EVERY - 1)) === 0) {
+    if (sampleHeap && (events & (HEAP_SAMPLE_EVERY - 1)) === 0) {
       const used = process.memoryUsage().heapUsed;
       if (used > peak) peak = used;
     }
@@ -66,8 +80,7 @@ export async function measureRun(engine: Engine, workload: Workload): Promise<Ru
   const messages = await stream.result();
   const wallMs = performance.now() - started;
 
-  const used = process.memoryUsage().heapUsed;
-  if (used > peak) peak = used;
+  if (sampleHeap) peak = Math.max(peak, process.memoryUsage().heapUsed);
 
   const expected = expectedMessageCount(workload);
   if (messages.length !== expected) {
@@ -75,5 +88,7 @@ export async function measureRun(engine: Engine, workload: Workload): Promise<Ru
       `${engine.name} returned ${messages.length} messages on ${workload.name}, expected ${expected}`,
     );
   }
-  return { wallMs, events, peakHeapBytes: peak - baseline, messages: messages.length };
+  const measurement: RunMeasurement = { wallMs, events, messages: messages.length };
+  if (sampleHeap) measurement.peakHeapBytes = peak - baseline;
+  return measurement;
 }

@@ -13,7 +13,7 @@ export interface EngineFigures {
   medianMs: number;
   events: number;
   eventsPerSecond: number;
-  /** Highest peak over the rounds, in MB above the post-GC baseline. */
+  /** Peak of the heap run, in MB above the post-GC baseline. */
   peakHeapMb: number;
 }
 
@@ -34,15 +34,15 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
-/** Summarises the rounds of one engine. `runs` must be non-empty. */
-export function summarise(runs: readonly RunMeasurement[]): EngineFigures {
+/** Summarises the timed rounds of one engine (`runs` non-empty) and its heap run. */
+export function summarise(runs: readonly RunMeasurement[], heapRun: RunMeasurement): EngineFigures {
   const medianMs = median(runs.map((run) => run.wallMs));
   const events = runs[0].events;
   return {
     medianMs,
     events,
     eventsPerSecond: (events / medianMs) * MS_PER_SECOND,
-    peakHeapMb: Math.max(...runs.map((run) => run.peakHeapBytes)) / BYTES_PER_MB,
+    peakHeapMb: (heapRun.peakHeapBytes ?? 0) / BYTES_PER_MB,
   };
 }
 

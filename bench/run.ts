@@ -1,7 +1,7 @@
 /**
  * The side-by-side benchmark: the same scripted workloads through pi-agent-core's
  * `agentLoop` and loopchart's, in one process, A/B order alternating per round
- * after a warm-up. Prints one line per workload, then the Markdown table, the
+ * after a warm-up, then one untimed run each that samples the heap. Prints one line per workload, then the Markdown table, the
  * growth factor of the long workload and, last, `worst ratio loopchart/pi: X.XX`.
  *
  * Run from the repository root: `npm run bench` (installs bench deps, builds, runs
@@ -29,9 +29,15 @@ async function measureWorkload(engines: readonly Engine[], workload: Workload, r
     const order = round % 2 === 0 ? engines : [...engines].reverse();
     for (const engine of order) runs.get(engine)?.push(await measureRun(engine, workload));
   }
+  const heapRuns = new Map<Engine, RunMeasurement>();
+  for (const engine of engines) heapRuns.set(engine, await measureRun(engine, workload, { sampleHeap: true }));
   collectGarbage();
 
-  const [pi, loopchart] = engines.map((engine) => summarise(runs.get(engine) ?? []));
+  const [pi, loopchart] = engines.map((engine) => {
+    const heapRun = heapRuns.get(engine);
+    if (!heapRun) throw new Error(`no heap run for ${engine.name}`);
+    return summarise(runs.get(engine) ?? [], heapRun);
+  });
   const figures: WorkloadFigures = { workload, pi };
   if (loopchart) {
     figures.loopchart = loopchart;

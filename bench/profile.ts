@@ -1,0 +1,54 @@
+/**
+ * Profiles one engine on the chosen workloads, recording only the measured runs
+ * (not module loading or the other engine), then prints where the time goes and
+ * writes the `.cpuprofile` (open it in Chrome DevTools → Performance).
+ *
+ * Usage (from the root, after `npm run build`):
+ *   BENCH_PROFILE_ENGINE=loopchart BENCH_ONLY=wide BENCH_ROUNDS=3 node --expose-gc --import tsx bench/profile.ts
+ * Honours BENCH_ROUNDS, BENCH_SCALE, BENCH_ONLY and BENCH_LOOPCHART like `run.ts`.
+ */
+import { writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { loadLoopchartEngine, piEngine } from "./engines.js";
+import { measureRun } from "./measure.js";
+import { readBenchOptions, WARMUP_FRACTION } from "./options.js";
+import { summariseProfile, type CpuProfile } from "./summarise-profile.js";
+import { scaleWorkload, WORKLOADS } from "./workloads.js";
+
+/** Microseconds between samples; finer than V8's default 1 ms for short runs. */
+const SAMPLING_INTERVAL_US = 100;
+
+async function main(): Promise<void> {
+  const options = readBenchOptions();
+  const which = process.env.BENCH_PROFILE_ENGINE ?? "loopchart";
+  if (which !== "pi" && which !== "loopchart") throw new Error(`BENCH_PROFILE_ENGINE must be "pi" or "loopchart", got "${which}"`);
+  const engine = which === "pi" ? piEngine : await loadLoopchartEngine(options.loopchartSource);
+  if (typeof engine === "string") throw new Error(engine);
+
+  const workloads = WORKLOADS.filter((workload) => !options.only || options.only.includes(workload.name)).map((workload) =>
+    scaleWorkload(workload, options.scale),
+  );
+  for (const workload of workloads) await measureRun(engine, scaleWorkload(workload, WARMUP_FRACTION));
+
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: SAMPLING_INTERVAL_US });
+  await session.post("Profiler.start");
+  let wallMs = 0;
+  for (const workload of workloads) {
+    for (let round = 0; round < options.rounds; round += 1) wallMs += (await measureRun(engine, workload, { collectFirst: false })).wallMs;
+  }
+  const { profile } = (await session.post("Profiler.stop")) as { profile: CpuProfile };
+  session.disconnect();
+
+  const file = `${engine.name}-${workloads.map((workload) => workload.name.replace(/\s+/g, "-")).join("+")}.cpuprofile`;
+  writeFileSync(file, JSON.stringify(profile));
+  process.stdout.write(`${engine.name}: ${workloads.map((workload) => workload.name).join(", ")} × ${options.rounds} rounds, ${wallMs.toFixed(0)} ms measured; profile written to ${file}\n`);
+  process.stdout.write(`${summariseProfile(profile).join("\n")}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
