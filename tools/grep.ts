@@ -16,6 +16,9 @@ import { walkTree, type WalkOperations } from "./walk.js";
 /** Name of the rg file type that carries the `glob` argument. */
 const RG_GLOB_TYPE = "loopchartglob";
 
+/** Files the built-in search reads at once. */
+const BUILTIN_READ_CONCURRENCY = 64;
+
 /** Default most matches returned. */
 export const DEFAULT_GREP_LIMIT = 100;
 
@@ -90,21 +93,20 @@ async function searchBuiltin(fs: GrepOperations, plan: SearchPlan, signal?: Abor
   const matchGlob = plan.input.glob ? createGlobMatcher(plan.input.glob) : undefined;
   const files = plan.isFile ? [plan.target] : (await walkTree(fs, plan.base, signal)).filter((e) => !e.isDirectory && !e.isSymbolicLink).map((e) => e.path);
   const hits: Hit[] = [];
-  for (const file of files) {
-    if (matchGlob && !plan.isFile && !matchGlob(file)) continue;
+  const candidates = matchGlob && !plan.isFile ? files.filter((f) => matchGlob(f)) : files;
+  for (let at = 0; at < candidates.length; at += BUILTIN_READ_CONCURRENCY) {
     throwIfAborted(signal);
-    let data: Buffer;
-    try {
-      data = await fs.readFile(`${plan.base}/${file}`);
-    } catch {
-      continue;
-    }
-    if (!plan.isFile && data.includes(0)) continue;
-    const lines = splitLines(data.toString("utf8"));
-    for (let i = 0; i < lines.length; i++) {
-      if (!regex.test(lines[i])) continue;
-      hits.push({ file, line: i + 1 });
-      if (hits.length >= plan.want) return hits;
+    const batch = candidates.slice(at, at + BUILTIN_READ_CONCURRENCY);
+    const contents = await Promise.all(batch.map((file) => fs.readFile(`${plan.base}/${file}`).catch(() => undefined)));
+    for (let f = 0; f < batch.length; f++) {
+      const data = contents[f];
+      if (data === undefined || (!plan.isFile && data.includes(0))) continue;
+      const lines = splitLines(data.toString("utf8"));
+      for (let i = 0; i < lines.length; i++) {
+        if (!regex.test(lines[i])) continue;
+        hits.push({ file: batch[f], line: i + 1 });
+        if (hits.length >= plan.want) return hits;
+      }
     }
   }
   return hits;
