@@ -1,17 +1,20 @@
 import type { CliIo } from "./cli-io.js";
-import { demoCommand } from "./demo-command.js";
 import { EXIT_CODES } from "./exit-codes.js";
 import { MAIN_HELP } from "./help-text.js";
-import { replayCommand } from "./replay-command.js";
-import { runCommand } from "./run-command.js";
 import { UsageError } from "./usage-error.js";
 
-/** The subcommands of `loopchart`. */
-export const COMMANDS = {
-  run: runCommand,
-  demo: demoCommand,
-  replay: replayCommand,
-} as const;
+/** A subcommand: resolves to the exit code, throws `UsageError` for a bad command line. */
+export type Command = (args: readonly string[], io: CliIo) => Promise<number>;
+
+/**
+ * The subcommands of `loopchart`, loaded on demand so `--help` and `replay` do not pay
+ * for the loop engine and the model SDKs.
+ */
+export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
+  run: async () => (await import("./run-command.js")).runCommand,
+  demo: async () => (await import("./demo-command.js")).demoCommand,
+  replay: async () => (await import("./replay-command.js")).replayCommand,
+};
 
 /**
  * Runs `loopchart <command> ...args` and resolves to the process exit code. Usage
@@ -27,7 +30,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (!Object.hasOwn(COMMANDS, command)) {
       throw new UsageError(`Unknown command "${command}". Expected one of: ${Object.keys(COMMANDS).join(", ")}. Run "loopchart --help".`);
     }
-    return await COMMANDS[command as keyof typeof COMMANDS](rest, io);
+    const load = COMMANDS[command] as () => Promise<Command>;
+    return await (await load())(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr.write(`loopchart: ${error.message}\n`);

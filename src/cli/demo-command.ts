@@ -1,14 +1,14 @@
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { DEMO_WORKSPACE_FILES } from "../providers/index.js";
+import { DEMO_WORKSPACE_FILES } from "../providers/demo-script.js";
 import type { CliIo } from "./cli-io.js";
 import { EXIT_CODES } from "./exit-codes.js";
 import { DEMO_HELP } from "./help-text.js";
 import { parseOptions } from "./parse-options.js";
 import { resolveModel } from "./resolve-model.js";
-import { DEFAULT_TOOL_NAMES, createTools } from "./resolve-tools.js";
-import { runSession } from "./run-session.js";
+import { DEFAULT_TOOL_NAMES } from "./cli-defaults.js";
+import { createTools } from "./resolve-tools.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
 import { UsageError } from "./usage-error.js";
 
@@ -59,11 +59,13 @@ export async function demoCommand(args: readonly string[], io: CliIo): Promise<n
     io.stderr.write(`loopchart demo · model scripted/demo (offline) · workspace ${workspace}\n`);
     io.stderr.write(`> ${DEMO_PROMPT}\n\n`);
   }
+  // Loaded only once the command line is valid: it brings the loop engine.
+  const { runSession } = await import("./run-session.js");
   const outcome = await runSession({
     io,
     prompt: DEMO_PROMPT,
     resolved,
-    tools: createTools(toolNames, workspace),
+    tools: await createTools(toolNames, workspace),
     cwd: workspace,
     systemPrompt: defaultSystemPrompt({ cwd: workspace, tools: toolNames }),
     tracePath,

@@ -1,5 +1,4 @@
-import { DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL } from "./resolve-model.js";
-import { DEFAULT_TOOL_NAMES, TOOL_NAMES } from "./resolve-tools.js";
+import { DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, DEFAULT_TOOL_NAMES, TOOL_NAMES } from "./cli-defaults.js";
 
 /** `loopchart --help`. */
 export const MAIN_HELP = `loopchart — the agent tool-call loop as an XState statechart

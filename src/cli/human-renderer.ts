@@ -11,6 +11,9 @@ export const SPINNER_INTERVAL_MS = 80;
 export const STILL_RUNNING_INTERVAL_MS = 5000;
 const SPINNER_FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 const CLEAR_LINE = "\r\u001b[2K";
+/** Width assumed when the terminal does not report one. */
+const DEFAULT_COLUMNS = 100;
+const MIN_STATUS_WIDTH = 20;
 
 /** Options of {@link createHumanRenderer}. */
 export interface HumanRendererOptions {
@@ -58,8 +61,8 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now }: H
   const drawStatus = () => {
     if (!spinner || running.size === 0 || (outMidLine && out.isTTY)) return;
     const at = now();
-    const parts = [...running.values()].map((call) => `${call.name} ${call.summary} ${style.dim(formatDuration(at - call.startedAt))}`);
-    const width = Math.max(20, (err.columns ?? 100) - 1);
+    const parts = [...running.values()].map((call) => `${call.name} ${formatDuration(at - call.startedAt)} ${call.summary}`);
+    const width = Math.max(MIN_STATUS_WIDTH, (err.columns || DEFAULT_COLUMNS) - 1);
     err.write(`${CLEAR_LINE}${SPINNER_FRAMES[frame % SPINNER_FRAMES.length]} ${oneLine(parts.join("  │  "), width - 2)}`);
     statusShown = true;
   };

@@ -1,7 +1,8 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseOptions, parsePositiveInt } from "./parse-options.js";
-import { DEFAULT_TOOL_NAMES, TOOL_NAMES, parseToolList } from "./resolve-tools.js";
+import { DEFAULT_TOOL_NAMES, TOOL_NAMES } from "./cli-defaults.js";
+import { parseToolList } from "./resolve-tools.js";
 import { UsageError } from "./usage-error.js";
 
 /** `loopchart run`'s options, validated. */

@@ -1,17 +1,12 @@
 import { isAbsolute, resolve } from "node:path";
 import type { Model, StreamFn } from "../types.js";
-import { createProviderModel, createScriptedModel, loadScript, ScriptError } from "../providers/index.js";
+import type { ProviderModelOptions } from "../providers/index.js";
+// The scripted model is imported from its own modules: the barrel would load the AI SDK too.
+import { loadScript } from "../providers/load-script.js";
+import { ScriptError } from "../providers/script-error.js";
+import { createScriptedModel } from "../providers/scripted.js";
+import { DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, MODEL_PROVIDERS, type ModelProvider } from "./cli-defaults.js";
 import { UsageError } from "./usage-error.js";
-
-/** Providers `--model <provider>/<id>` accepts. */
-export const MODEL_PROVIDERS = ["scripted", "openai", "anthropic", "openai-compatible"] as const;
-/** One of {@link MODEL_PROVIDERS}. */
-export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
-
-/** Model used when no `--model` is given and `OPENAI_API_KEY` is set. */
-export const DEFAULT_OPENAI_MODEL = "gpt-4.1-mini";
-/** Model used when no `--model` is given, `OPENAI_API_KEY` is unset and `ANTHROPIC_API_KEY` is set. */
-export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5";
 
 /** What the CLI runs against. */
 export interface ResolvedModel {
@@ -85,7 +80,7 @@ export async function resolveModel({ spec, baseUrl, env, cwd }: ResolveModelOpti
         throw new UsageError(`--model ${effective} needs ${variable} to be set. Without a key, try --model scripted/demo.`);
       }
       const baseURL = baseUrl ?? (provider === "openai" ? env.OPENAI_BASE_URL : env.ANTHROPIC_BASE_URL) ?? undefined;
-      const { model, streamFn } = createProviderModel({ provider, modelId: id, apiKey, baseURL: baseURL || undefined });
+      const { model, streamFn } = await providerModel({ provider, modelId: id, apiKey, baseURL: baseURL || undefined });
       return { spec: effective, provider, model, streamFn, apiKey };
     }
     case "openai-compatible": {
@@ -97,13 +92,24 @@ export async function resolveModel({ spec, baseUrl, env, cwd }: ResolveModelOpti
       }
       checkUrl(baseURL);
       const apiKey = env.OPENAI_API_KEY || undefined;
-      const { model, streamFn } = createProviderModel({ provider, modelId: id, apiKey, baseURL });
+      const { model, streamFn } = await providerModel({ provider, modelId: id, apiKey, baseURL });
       return { spec: effective, provider, model, streamFn, apiKey };
     }
     default: {
       const unknown: never = provider;
       throw new UsageError(`Unknown provider ${String(unknown)}`);
     }
+  }
+}
+
+/** `createProviderModel` (loaded on first use: it brings the AI SDK) with its configuration errors turned into usage errors. */
+async function providerModel(options: ProviderModelOptions): Promise<{ model: Model; streamFn: StreamFn }> {
+  const { createProviderModel, ProviderConfigError } = await import("../providers/index.js");
+  try {
+    return createProviderModel(options);
+  } catch (error) {
+    if (error instanceof ProviderConfigError) throw new UsageError(error.message);
+    throw error;
   }
 }
 

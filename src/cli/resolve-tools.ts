@@ -1,11 +1,6 @@
 import type { AgentTool } from "../types.js";
-import { createAllTools } from "../../tools/index.js";
+import { TOOL_NAMES } from "./cli-defaults.js";
 import { UsageError } from "./usage-error.js";
-
-/** Tools `--tools` accepts. */
-export const TOOL_NAMES = ["read", "bash", "edit", "write", "grep", "find", "ls"] as const;
-/** The tools offered when neither `--tools` nor `--all-tools` is given. */
-export const DEFAULT_TOOL_NAMES = ["read", "bash", "edit", "write"] as const;
 
 /**
  * Parses a `--tools` value: comma-separated names from {@link TOOL_NAMES}, or `none`.
@@ -23,10 +18,12 @@ export function parseToolList(value: string): string[] {
 }
 
 /**
- * Creates the named built-in tools working in `cwd`, in the order given.
+ * Creates the named built-in tools working in `cwd`, in the order given. The tools
+ * module is loaded on first use.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of any schema, as AgentContext.tools
-export function createTools(names: readonly string[], cwd: string): AgentTool<any, any>[] {
+export async function createTools(names: readonly string[], cwd: string): Promise<AgentTool<any, any>[]> {
+  const { createAllTools } = await import("../../tools/index.js");
   const all = createAllTools(cwd);
   return names.map((name) => {
     const tool = all.find((candidate) => candidate.name === name);

@@ -5,7 +5,6 @@ import { parseRunArgs } from "./parse-run-args.js";
 import { readAll } from "./read-stdin.js";
 import { resolveModel } from "./resolve-model.js";
 import { createTools } from "./resolve-tools.js";
-import { runSession } from "./run-session.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
 import { UsageError } from "./usage-error.js";
 
@@ -22,7 +21,9 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   const prompt = parsed.prompt === "-" ? (await readAll(io.stdin)).trim() : parsed.prompt;
   if (prompt === "") throw new UsageError("loopchart run: the prompt read from stdin is empty.");
   const resolved = await resolveModel({ spec: parsed.model, baseUrl: parsed.baseUrl, env: io.env, cwd: io.cwd });
-  const tools = createTools(parsed.tools, parsed.cwd);
+  const tools = await createTools(parsed.tools, parsed.cwd);
+  // Loaded only once the command line is valid: it brings the loop engine.
+  const { runSession } = await import("./run-session.js");
   const outcome = await runSession({
     io,
     prompt,

@@ -25,10 +25,8 @@ export function summarizeArgs(args: unknown, max: number = SUMMARY_MAX_CHARS): s
   const parts: string[] = [];
   if (primary !== undefined) parts.push(String((args as Record<string, unknown>)[primary]));
   for (const [name, value] of entries) {
-    if (name === primary) continue;
-    if (typeof value === "string") parts.push(`${name}=${value.length > 24 ? `${JSON.stringify(value.slice(0, 20))}…(${value.length} chars)` : JSON.stringify(value)}`);
-    else if (typeof value === "number" || typeof value === "boolean") parts.push(`${name}=${String(value)}`);
-    else if (value !== undefined) parts.push(`${name}=${oneLine(JSON.stringify(value) ?? "", 24)}`);
+    if (name === primary || value === undefined) continue;
+    parts.push(`${name}=${summarizeValue(value)}`);
   }
   return oneLine(parts.join(" "), max);
 }
@@ -51,4 +49,21 @@ export function summarizeResult(result: AgentToolResult<unknown> | undefined, ma
   const first = lines.find((line) => line.trim() !== "") ?? "";
   const body = lines.length === 1 ? first : `${lines.length} lines: ${first}`;
   return oneLine(`${body}${imageNote}`, max);
+}
+
+/** Longest string argument shown in full in an argument summary. */
+const SHORT_STRING_CHARS = 24;
+
+/** `"short"`, `"# Summary\n- Rea"…(215 chars)`, `[2 items]`, `{3 keys}`. */
+function summarizeValue(value: unknown): string {
+  if (typeof value === "string") {
+    if (value.length <= SHORT_STRING_CHARS) return JSON.stringify(value);
+    return `${JSON.stringify(value.slice(0, SHORT_STRING_CHARS - 4))}…(${value.length} chars)`;
+  }
+  if (Array.isArray(value)) return `[${value.length} item${value.length === 1 ? "" : "s"}]`;
+  if (typeof value === "object" && value !== null) {
+    const keys = Object.keys(value).length;
+    return `{${keys} key${keys === 1 ? "" : "s"}}`;
+  }
+  return String(value);
 }

@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { join } from "node:path";
+
+/** Repository root. */
+export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/** The CLI entry, run through tsx so no build is needed. */
+export const CLI_ENTRY = join(REPO_ROOT, "src/cli/main.ts");
+const TSX_LOADER = pathToFileURL(join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+
+/** What a finished CLI process left behind. */
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options of {@link spawnCli}. */
+export interface SpawnCliOptions {
+  /** Added to a clean environment (PATH, HOME, TMPDIR, NO_COLOR) — no API keys unless given. */
+  env?: Record<string, string>;
+  cwd?: string;
+  /** Written to stdin, which is then closed. */
+  input?: string;
+}
+
+/** Starts `loopchart ...args` as a child process; `done` resolves when it exits. */
+export function spawnCli(args: string[], options: SpawnCliOptions = {}): { child: ChildProcess; done: Promise<CliResult> } {
+  const env: Record<string, string> = { NO_COLOR: "1" };
+  for (const name of ["PATH", "HOME", "TMPDIR", "LANG"]) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  const child = spawn(process.execPath, ["--import", TSX_LOADER, CLI_ENTRY, ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: { ...env, ...options.env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  child.stdin?.end(options.input ?? "");
+  const done = new Promise<CliResult>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { child, done };
+}
+
+/** Runs `loopchart ...args` to completion. */
+export function runCli(args: string[], options: SpawnCliOptions = {}): Promise<CliResult> {
+  return spawnCli(args, options).done;
+}
+
+/** Resolves once `predicate(output so far)` holds for the child's stdout+stderr. */
+export function waitForOutput(child: ChildProcess, predicate: (output: string) => boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const check = (chunk: string) => {
+      output += chunk;
+      if (predicate(output)) resolve();
+    };
+    child.stdout?.on("data", check);
+    child.stderr?.on("data", check);
+    child.on("close", () => reject(new Error(`process exited before the expected output appeared:\n${output}`)));
+  });
+}
