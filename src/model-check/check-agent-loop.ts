@@ -1,0 +1,123 @@
+/**
+ * `checkAgentLoop`: model-checks a loop machine definition (the shipped
+ * `agentLoopMachine` or a user's reconfigured or extended version) against the
+ * abstract world, over several machine inputs, and reports states, transition
+ * coverage, complete paths and every invariant violation with the shortest path
+ * of world events that reaches it.
+ */
+import { fromCallback, type AnyStateMachine, type AnyTransitionDefinition } from "xstate";
+import { toolCallMachine } from "../../machines/tool-call.machine.js";
+import { explore } from "./explore.js";
+import { baseLoopInput, createLoopWorld, SERIAL_TOOL, type HookOutcome, type LoopWorldState } from "./loop-world.js";
+import { coverageOf } from "./machine-transitions.js";
+import { createStepRecorder } from "./record-step.js";
+import {
+  INVARIANTS,
+  type ConfigurationReport,
+  type ModelCheckConfiguration,
+  type ModelCheckReport,
+  type ModelCheckViolation,
+} from "./types.js";
+
+/** Default turn bound of the exploration. */
+export const DEFAULT_MODEL_CHECK_TURNS = 2;
+/** Default largest batch of tool calls in one response. */
+export const DEFAULT_MODEL_CHECK_MAX_CALLS = 3;
+/** Default cap on the states of one configuration; exceeding it throws. */
+export const DEFAULT_MODEL_CHECK_STATE_LIMIT = 2_000_000;
+
+/** Options of {@link checkAgentLoop}. */
+export interface CheckAgentLoopOptions {
+  /** Turns explored per run (default 2): configurations with `maxTurns` use it, the others stop expanding past it. */
+  turns?: number;
+  /** Largest batch of tool calls in one response (default 3). */
+  maxCalls?: number;
+  /** Machine inputs to start from (default: {@link defaultModelCheckConfigurations}). */
+  configurations?: ModelCheckConfiguration[];
+  /** Extra or replacement sample outputs of hook actors, by actor source name (e.g. a hook you added). */
+  hookOutcomes?: Record<string, HookOutcome[]>;
+  /** Abstracts the context for state identity; must drop data that grows with the run (default: drops the transcript). */
+  abstractContext?: (context: unknown) => unknown;
+  /** Traversal cap per configuration (default 2,000,000 iterations); exceeding it throws. */
+  limit?: number;
+  /** The tool-call machine the loop spawns (default: the shipped `toolCallMachine`). */
+  toolCallMachine?: AnyStateMachine;
+}
+
+/** The configurations explored by default: every hook with `maxTurns`, and no hook with sequential tools and no cap. */
+export function defaultModelCheckConfigurations(turns: number): ModelCheckConfiguration[] {
+  return [
+    {
+      name: `all hooks, parallel, maxTurns ${turns}`,
+      input: {
+        hooks: { steering: true, followUp: true, shouldStopAfterTurn: true, prepareNextTurn: true },
+        maxTurns: turns,
+        sequentialTools: [SERIAL_TOOL],
+      },
+    },
+    { name: "no hooks, sequential, no maxTurns", input: { toolExecution: "sequential" } },
+  ];
+}
+
+/** `machine` with every actor replaced by an inert stand-in, so each child step is an explicit world event. */
+function withStandIns(machine: AnyStateMachine): AnyStateMachine {
+  const names = Object.keys((machine.implementations as { actors?: Record<string, unknown> }).actors ?? {});
+  const idle = fromCallback(() => undefined);
+  return machine.provide({ actors: Object.fromEntries(names.map((name) => [name, idle])) } as never);
+}
+
+/**
+ * Model-checks `machine` (an agent loop machine: same events, emitted protocol
+ * and named actors as `agentLoopMachine`) and returns the report. Never throws
+ * for a faulty machine — a throwing machine is an I3 violation — but throws when
+ * the machine cannot start from a configuration or the state limit is exceeded.
+ *
+ * @example
+ * const report = checkAgentLoop(agentLoopMachine.provide({ guards: { ... } }), { turns: 2 });
+ * expect(report.violations).toEqual([]);
+ */
+export function checkAgentLoop(machine: AnyStateMachine, options: CheckAgentLoopOptions = {}): ModelCheckReport {
+  const started = performance.now();
+  const turns = options.turns ?? DEFAULT_MODEL_CHECK_TURNS;
+  const maxCalls = options.maxCalls ?? DEFAULT_MODEL_CHECK_MAX_CALLS;
+  const configurations = options.configurations ?? defaultModelCheckConfigurations(turns);
+  const explored = withStandIns(machine);
+  const callMachine = withStandIns(options.toolCallMachine ?? toolCallMachine);
+  const recorders = { loop: createStepRecorder(), call: createStepRecorder({ withParent: true }) };
+  const taken = new Set<AnyTransitionDefinition>();
+  const takenByCalls = new Set<AnyTransitionDefinition>();
+  const violations: ModelCheckViolation[] = [];
+  const reports: ConfigurationReport[] = [];
+  for (const configuration of configurations) {
+    const input = { ...baseLoopInput(), ...configuration.input, mutableTranscript: false };
+    const world = createLoopWorld(
+      explored,
+      callMachine,
+      input,
+      { maxCalls, ...(options.hookOutcomes ? { hookOutcomes: options.hookOutcomes } : {}), ...(options.abstractContext ? { abstractContext: options.abstractContext } : {}) },
+      recorders,
+      (transitions, of) => transitions.forEach((transition) => (of === "loop" ? taken : takenByCalls).add(transition)),
+    );
+    const result = explore<LoopWorldState, ReturnType<typeof world.events>[number]>(
+      { ...world, isFrontier: (state) => state.monitor.turns > turns },
+      options.limit ?? DEFAULT_MODEL_CHECK_STATE_LIMIT,
+    );
+    reports.push({ name: configuration.name, states: result.states, edges: result.edges, paths: result.paths, frontier: result.frontier });
+    violations.push(...result.violations.map((violation) => ({ ...violation, configuration: configuration.name })));
+  }
+  const coverage = coverageOf(explored, taken);
+  return {
+    states: reports.reduce((sum, report) => sum + report.states, 0),
+    transitions: coverage.transitions,
+    covered: coverage.covered,
+    paths: reports.reduce((sum, report) => sum + report.paths, 0),
+    violations,
+    durationMs: Math.round(performance.now() - started),
+    turns,
+    maxCalls,
+    invariants: INVARIANTS,
+    configurations: reports,
+    coverage,
+    toolCallCoverage: coverageOf(callMachine, takenByCalls),
+  };
+}

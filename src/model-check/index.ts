@@ -1,0 +1,20 @@
+export {
+  checkAgentLoop,
+  defaultModelCheckConfigurations,
+  DEFAULT_MODEL_CHECK_MAX_CALLS,
+  DEFAULT_MODEL_CHECK_STATE_LIMIT,
+  DEFAULT_MODEL_CHECK_TURNS,
+  type CheckAgentLoopOptions,
+} from "./check-agent-loop.js";
+export { formatReport, formatViolation, reportPasses, summaryLine } from "./format-report.js";
+export { SERIAL_TOOL, type HookOutcome } from "./loop-world.js";
+export { machineTransitions, type MachineTransition } from "./machine-transitions.js";
+export {
+  INVARIANTS,
+  type ConfigurationReport,
+  type CoverageReport,
+  type InvariantId,
+  type ModelCheckConfiguration,
+  type ModelCheckReport,
+  type ModelCheckViolation,
+} from "./types.js";

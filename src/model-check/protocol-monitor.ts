@@ -1,0 +1,237 @@
+/**
+ * The invariant monitor: a small state machine that watches one path — the world
+ * events sent to the loop, the events the loop emits and the events it sends to
+ * its tool calls — and reports the first step that breaks I1, I2, I4, I5 or I6.
+ * Its state is plain data and part of the explored state, so every path through
+ * the abstract state space is monitored, not just one per state.
+ */
+import type { AgentEvent, ExitReason, StopReason, ToolResultMessage } from "../types.js";
+import type { InvariantId } from "./types.js";
+
+/** A violation found on the step that produced a state. */
+export interface StepViolation {
+  invariant: InvariantId;
+  message: string;
+}
+
+/** The response of the current turn, as the world sent it. */
+export interface MonitoredResponse {
+  stopReason: StopReason;
+  /** Tool call ids in source order. */
+  calls: string[];
+}
+
+/** What the monitor remembers of a path. JSON data. */
+export interface ProtocolMonitor {
+  started: boolean;
+  ended: boolean;
+  turnOpen: boolean;
+  messageOpen: boolean;
+  /** `turn_start` events so far. */
+  turns: number;
+  maxTurns: number | null;
+  /** The world sent `run.abort`. */
+  aborted: boolean;
+  response: MonitoredResponse | null;
+  execStarted: string[];
+  execEnded: string[];
+  /** Ids whose `tool_execution_end` result asked to terminate. */
+  terminates: string[];
+  /** Ids of tool results appended (`message_end`) this turn, in order. */
+  appended: string[];
+  /** Steering or follow-up messages arrived since the last `turn_end`. */
+  pendingDelivered: boolean;
+  /** The last finished batch was non-empty, not refused, and every result terminated. */
+  lastBatchTerminates: boolean;
+  stopRequested: boolean;
+  hookFailed: boolean;
+}
+
+/** What a world event tells the monitor about the path. */
+export interface WorldFact {
+  abort?: true;
+  response?: MonitoredResponse;
+  pendingDelivered?: true;
+  stopRequested?: true;
+  hookFailed?: true;
+}
+
+/** A fresh monitor for a run with `maxTurns` (null: unbounded). */
+export function createMonitor(maxTurns: number | null): ProtocolMonitor {
+  return {
+    started: false,
+    ended: false,
+    turnOpen: false,
+    messageOpen: false,
+    turns: 0,
+    maxTurns,
+    aborted: false,
+    response: null,
+    execStarted: [],
+    execEnded: [],
+    terminates: [],
+    appended: [],
+    pendingDelivered: false,
+    lastBatchTerminates: false,
+    stopRequested: false,
+    hookFailed: false,
+  };
+}
+
+/** Records a world event's facts. Mutates `monitor` (a copy owned by the step). */
+export function observeWorld(monitor: ProtocolMonitor, fact: WorldFact | undefined): void {
+  if (!fact) return;
+  if (fact.abort) monitor.aborted = true;
+  if (fact.response) monitor.response = fact.response;
+  if (fact.pendingDelivered) monitor.pendingDelivered = true;
+  if (fact.stopRequested) monitor.stopRequested = true;
+  if (fact.hookFailed) monitor.hookFailed = true;
+}
+
+const failedStop = (response: MonitoredResponse | null) =>
+  response !== null && (response.stopReason === "error" || response.stopReason === "aborted");
+
+/** Checks one emitted event; returns the violations it causes. Mutates `monitor`. */
+export function observeEmitted(monitor: ProtocolMonitor, event: AgentEvent): StepViolation[] {
+  const found: StepViolation[] = [];
+  const fail = (invariant: InvariantId, message: string) => found.push({ invariant, message });
+  if (monitor.ended) fail("I4", `${event.type} emitted after agent_end`);
+  if (!monitor.started && event.type !== "agent_start") fail("I4", `first event is ${event.type}, not agent_start`);
+  switch (event.type) {
+    case "agent_start":
+      if (monitor.started) fail("I4", "agent_start emitted twice");
+      monitor.started = true;
+      break;
+    case "turn_start":
+      if (monitor.turnOpen) fail("I4", "turn_start while the previous turn has not ended");
+      if (monitor.aborted) fail("I6", "a new turn starts after run.abort");
+      if (monitor.maxTurns !== null && monitor.turns + 1 > monitor.maxTurns) {
+        fail("I6", `turn ${monitor.turns + 1} starts although maxTurns is ${monitor.maxTurns}`);
+      }
+      if (monitor.turns > 0 && monitor.lastBatchTerminates && !monitor.pendingDelivered) {
+        fail("I5", "the run continues after a batch whose every result terminates, with no steering or follow-up message");
+      }
+      monitor.turnOpen = true;
+      monitor.turns += 1;
+      break;
+    case "message_start":
+      if (monitor.messageOpen) fail("I4", "message_start while another message is open");
+      monitor.messageOpen = true;
+      break;
+    case "message_update":
+      if (!monitor.messageOpen) fail("I4", "message_update outside message_start/message_end");
+      break;
+    case "message_end":
+      if (!monitor.messageOpen) fail("I4", "message_end without message_start");
+      monitor.messageOpen = false;
+      if ((event.message as { role?: string }).role === "toolResult") {
+        found.push(...checkAppendedResult(monitor, (event.message as ToolResultMessage).toolCallId));
+      }
+      break;
+    case "tool_execution_start":
+      if (monitor.execStarted.includes(event.toolCallId)) fail("I4", `tool_execution_start twice for ${event.toolCallId}`);
+      monitor.execStarted = [...monitor.execStarted, event.toolCallId];
+      break;
+    case "tool_execution_update":
+      if (!monitor.execStarted.includes(event.toolCallId) || monitor.execEnded.includes(event.toolCallId)) {
+        fail("I4", `tool_execution_update for ${event.toolCallId} outside its start/end`);
+      }
+      break;
+    case "tool_execution_end":
+      if (!monitor.execStarted.includes(event.toolCallId)) fail("I4", `tool_execution_end before tool_execution_start for ${event.toolCallId}`);
+      if (monitor.execEnded.includes(event.toolCallId)) fail("I4", `tool_execution_end twice for ${event.toolCallId}`);
+      monitor.execEnded = [...monitor.execEnded, event.toolCallId];
+      if (event.result?.terminate === true) monitor.terminates = [...monitor.terminates, event.toolCallId];
+      break;
+    case "turn_end":
+      found.push(...endTurn(monitor, event.toolResults.map((result) => result.toolCallId)));
+      break;
+    case "agent_end":
+      if (monitor.ended) fail("I4", "agent_end emitted twice");
+      if (monitor.turnOpen) fail("I4", "agent_end while a turn is open (turn_start without turn_end)");
+      if (monitor.messageOpen) fail("I4", "agent_end while a message is open");
+      monitor.ended = true;
+      found.push(...checkExitReason(monitor, event.exitReason));
+      break;
+  }
+  return found;
+}
+
+function checkAppendedResult(monitor: ProtocolMonitor, id: string): StepViolation[] {
+  const calls = monitor.response?.calls ?? [];
+  const expected = calls[monitor.appended.length];
+  const found: StepViolation[] = [];
+  if (monitor.appended.includes(id)) found.push({ invariant: "I1", message: `a second result is appended for ${id}` });
+  else if (!calls.includes(id)) found.push({ invariant: "I1", message: `a result is appended for ${id}, which is not a call of this response` });
+  else if (id !== expected) {
+    found.push({ invariant: "I1", message: `results out of source order: ${id} appended where ${expected ?? "nothing"} was due` });
+  }
+  monitor.appended = [...monitor.appended, id];
+  return found;
+}
+
+function endTurn(monitor: ProtocolMonitor, resultIds: string[]): StepViolation[] {
+  const found: StepViolation[] = [];
+  if (!monitor.turnOpen) found.push({ invariant: "I4", message: "turn_end without turn_start" });
+  if (monitor.messageOpen) found.push({ invariant: "I4", message: "turn_end while a message is open" });
+  const response = monitor.response;
+  const calls = response && !failedStop(response) ? response.calls : [];
+  const missing = calls.filter((id) => !resultIds.includes(id));
+  if (missing.length > 0) found.push({ invariant: "I1", message: `turn ends without a result for ${missing.join(", ")}` });
+  else if (resultIds.join(",") !== calls.join(",")) {
+    found.push({ invariant: "I1", message: `turn ends with results [${resultIds.join(", ")}] for calls [${calls.join(", ")}]` });
+  }
+  monitor.turnOpen = false;
+  monitor.lastBatchTerminates =
+    calls.length > 0 && response?.stopReason !== "length" && calls.every((id) => monitor.terminates.includes(id));
+  monitor.pendingDelivered = false;
+  monitor.execStarted = [];
+  monitor.execEnded = [];
+  monitor.terminates = [];
+  monitor.appended = [];
+  return found;
+}
+
+function checkExitReason(monitor: ProtocolMonitor, reason: ExitReason | undefined): StepViolation[] {
+  const found: StepViolation[] = [];
+  const fail = (message: string) => found.push({ invariant: "I6", message });
+  const response = monitor.response;
+  if (reason === undefined) {
+    fail("agent_end carries no exit reason");
+    return found;
+  }
+  if (reason === "aborted" && !monitor.aborted && response?.stopReason !== "aborted") {
+    fail("exit reason aborted, but no abort happened and the response was not aborted");
+  }
+  if (monitor.aborted && reason !== "aborted" && reason !== "error") fail(`run.abort happened, but the exit reason is ${reason}`);
+  if (reason === "error" && !monitor.hookFailed && response?.stopReason !== "error") {
+    fail("exit reason error, but neither the response nor a hook failed");
+  }
+  if (monitor.hookFailed && reason !== "error") fail(`a hook threw, but the exit reason is ${reason}`);
+  if (response?.stopReason === "error" && reason !== "error") fail(`the response failed, but the exit reason is ${reason}`);
+  if (response?.stopReason === "aborted" && reason !== "aborted" && reason !== "error") {
+    fail(`the response was aborted, but the exit reason is ${reason}`);
+  }
+  if ((reason === "stopped") !== monitor.stopRequested && !monitor.hookFailed && !failedStop(response)) {
+    fail(monitor.stopRequested ? `shouldStopAfterTurn said stop, but the exit reason is ${reason}` : "exit reason stopped, but no hook asked to stop");
+  }
+  if (reason === "maxTurns" && (monitor.maxTurns === null || monitor.turns < monitor.maxTurns)) {
+    fail(`exit reason maxTurns after ${monitor.turns} turns (maxTurns ${monitor.maxTurns ?? "unset"})`);
+  }
+  if (reason === "completed" && (response?.calls.length ?? 0) > 0) fail("exit reason completed, but the last response asked for tools");
+  if (reason === "terminated" && !monitor.lastBatchTerminates) {
+    found.push({ invariant: "I5", message: "exit reason terminated, but not every result of the last batch terminates" });
+  }
+  return found;
+}
+
+/** Checks an event the loop sends to a tool call; returns the violations. */
+export function observeSentToCall(monitor: ProtocolMonitor, callId: string, eventType: string): StepViolation[] {
+  if (eventType !== "call.execute") return [];
+  const found: StepViolation[] = [];
+  if (monitor.aborted) found.push({ invariant: "I2", message: `${callId} starts executing after run.abort` });
+  if (monitor.response?.stopReason === "length") {
+    found.push({ invariant: "I2", message: `${callId} of a length-truncated response starts executing` });
+  }
+  return found;
+}
