@@ -46,6 +46,8 @@ Options:
       --system <text>          System prompt. Default: a short coding-assistant prompt naming --cwd.
                                e.g. --system "You review code. Never edit files."
       --max-turns <n>          Stop (exit code 3) instead of starting turn n+1.  e.g. --max-turns 10
+      --max-retries <n>        Retries of a model request that failed with 429/5xx or a network
+                               error (with backoff). Default: the provider's (2).  e.g. --max-retries 0
       --trace <file>           Record the run as JSONL (docs/TRACE_FORMAT.md), API keys redacted.
                                e.g. --trace runs/today.jsonl   then: loopchart replay runs/today.jsonl
       --json                   Print every agent event as one JSON line on stdout instead.

@@ -29,6 +29,14 @@ export function parseOptions(args: readonly string[], options: OptionsConfig, he
   }
 }
 
+/** Parses a whole-number option that may be 0; throws {@link UsageError} saying what was expected. */
+export function parseNonNegativeInt(name: string, value: string): number {
+  if (!/^\d+$/.test(value.trim())) {
+    throw new UsageError(`${name} expects a whole number (0 or more), e.g. ${name} 0; got "${value}".`);
+  }
+  return Number(value);
+}
+
 /** Parses a positive integer option; throws {@link UsageError} saying what was expected. */
 export function parsePositiveInt(name: string, value: string): number {
   if (!/^\d+$/.test(value.trim()) || Number(value) < 1) {

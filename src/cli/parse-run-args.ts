@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseOptions, parsePositiveInt } from "./parse-options.js";
+import { parseNonNegativeInt, parseOptions, parsePositiveInt } from "./parse-options.js";
 import { DEFAULT_TOOL_NAMES, TOOL_NAMES } from "./cli-defaults.js";
 import { parseToolList } from "./resolve-tools.js";
 import { UsageError } from "./usage-error.js";
@@ -19,6 +19,8 @@ export interface RunArgs {
   cwd: string;
   systemPrompt?: string;
   maxTurns?: number;
+  /** Retries of retryable model failures (429, 5xx); undefined keeps the provider's default. */
+  maxRetries?: number;
   /** Absolute path of the trace file, when `--trace` was given. */
   tracePath?: string;
   json: boolean;
@@ -33,6 +35,7 @@ export const RUN_OPTIONS = {
   cwd: { type: "string" },
   system: { type: "string" },
   "max-turns": { type: "string" },
+  "max-retries": { type: "string" },
   trace: { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -64,6 +67,7 @@ export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs 
     cwd,
     systemPrompt: typeof values.system === "string" ? values.system : undefined,
     maxTurns: typeof values["max-turns"] === "string" ? parsePositiveInt("--max-turns", values["max-turns"]) : undefined,
+    maxRetries: typeof values["max-retries"] === "string" ? parseNonNegativeInt("--max-retries", values["max-retries"]) : undefined,
     tracePath: typeof values.trace === "string" ? resolve(baseDir, nonEmpty(values.trace, "--trace")) : undefined,
     json: values.json === true,
   };

@@ -32,6 +32,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     cwd: parsed.cwd,
     systemPrompt: parsed.systemPrompt ?? defaultSystemPrompt({ cwd: parsed.cwd, tools: parsed.tools }),
     maxTurns: parsed.maxTurns,
+    maxRetries: parsed.maxRetries,
     tracePath: parsed.tracePath,
     json: parsed.json,
     argv: ["run", ...args],

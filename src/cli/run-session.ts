@@ -26,6 +26,8 @@ export interface SessionOptions {
   cwd: string;
   systemPrompt: string;
   maxTurns?: number;
+  /** Passed to the stream function as `maxRetries` when set. */
+  maxRetries?: number;
   /** Absolute path of the JSONL trace to write, if any. */
   tracePath?: string;
   /** `--json`: events as JSON lines instead of the human view. */
@@ -94,6 +96,7 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
         model: resolved.model,
         convertToLlm,
         maxTurns: options.maxTurns,
+        ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
         apiKey: resolved.apiKey,
         getApiKey: () => resolved.apiKey,
       },
