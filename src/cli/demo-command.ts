@@ -5,7 +5,7 @@ import { DEMO_WORKSPACE_FILES } from "../providers/demo-script.js";
 import type { CliIo } from "./cli-io.js";
 import { EXIT_CODES } from "./exit-codes.js";
 import { DEMO_HELP } from "./help-text.js";
-import { parseOptions } from "./parse-options.js";
+import { parseNonNegativeInt, parseOptions } from "./parse-options.js";
 import { resolveModel } from "./resolve-model.js";
 import { DEFAULT_TOOL_NAMES } from "./cli-defaults.js";
 import { createTools } from "./resolve-tools.js";
@@ -14,6 +14,9 @@ import { UsageError } from "./usage-error.js";
 
 /** The prompt the demo sends; the scripted model plays the same session whatever it says. */
 export const DEMO_PROMPT = "Tidy up this workspace: do what notes.txt asks, then write a short summary.md of what you did.";
+
+/** Default pause between the demo's streamed chunks, so text arrives visibly piece by piece. */
+export const DEMO_CHUNK_DELAY_MS = 12;
 
 /** Prefix of the temporary directory the demo creates. */
 export const DEMO_DIR_PREFIX = "loopchart-demo-";
@@ -41,7 +44,7 @@ export async function createDemoWorkspace(): Promise<{ workspace: string; traceP
 export async function demoCommand(args: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions(
     args,
-    { trace: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    { trace: { type: "string" }, delay: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
     "loopchart demo --help",
   );
   if (values.help === true) {
@@ -50,9 +53,10 @@ export async function demoCommand(args: readonly string[], io: CliIo): Promise<n
   }
   if (positionals.length > 0) throw new UsageError(`loopchart demo takes no prompt; got "${positionals.join(" ")}". Use loopchart run for your own prompt.`);
   const json = values.json === true;
+  const delayMs = typeof values.delay === "string" ? parseNonNegativeInt("--delay", values.delay) : DEMO_CHUNK_DELAY_MS;
   const { workspace, tracePath: defaultTrace } = await createDemoWorkspace();
   const tracePath = typeof values.trace === "string" ? resolve(io.cwd, values.trace) : defaultTrace;
-  const resolved = await resolveModel({ spec: "scripted/demo", env: io.env, cwd: io.cwd });
+  const resolved = await resolveModel({ spec: "scripted/demo", env: io.env, cwd: io.cwd, scriptedDelayMs: delayMs });
   const toolNames = [...DEFAULT_TOOL_NAMES];
 
   if (!json) {

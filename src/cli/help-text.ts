@@ -74,6 +74,8 @@ a length-truncated call, then answers. No API key or network needed. This is \`n
 Options:
       --trace <file>   Where to write the trace. Default: trace.jsonl next to the temp workspace.
                        e.g. --trace demo.jsonl
+      --delay <ms>     Pause before each streamed chunk. Default 12; 0 plays at full speed.
+                       e.g. --delay 0
       --json           Print every agent event as one JSON line on stdout instead.
   -h, --help           Show this help.
 

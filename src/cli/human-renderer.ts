@@ -3,7 +3,7 @@ import type { CliOutput } from "./cli-io.js";
 import type { EventRenderer } from "./event-renderer.js";
 import { createStyle, formatCost, formatCount, formatDuration, plural } from "./format.js";
 import { asAssistant, emptyRunStats, observeEvent, type RunStats } from "./run-stats.js";
-import { oneLine, summarizeArgs, summarizeResult } from "./summarize.js";
+import { SUMMARY_MAX_CHARS, oneLine, summarizeArgs, summarizeResult } from "./summarize.js";
 
 /** How often the TTY spinner redraws. */
 export const SPINNER_INTERVAL_MS = 80;
@@ -169,7 +169,7 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now }: H
         stopTimerIfIdle();
         const elapsed = call === undefined ? "" : ` · ${formatDuration(t - call.startedAt)}`;
         const head = `${event.toolName} ${call?.summary ?? ""}`.trimEnd();
-        const result = summarizeResult(event.result as AgentToolResult<unknown>);
+        const result = summarizeResult(event.result as AgentToolResult<unknown>, SUMMARY_MAX_CHARS, event.isError);
         line(event.isError ? style.red(`✗ ${head}${elapsed} · ${result}`) : `${style.green("✓")} ${head}${style.dim(`${elapsed} · ${result}`)}`);
         return;
       }

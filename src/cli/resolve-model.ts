@@ -28,6 +28,8 @@ export interface ResolveModelOptions {
   env: NodeJS.ProcessEnv;
   /** Directory `scripted/<path.json>` is resolved against. */
   cwd: string;
+  /** For scripted models: pause before each streamed chunk, in ms. Default 0. */
+  scriptedDelayMs?: number;
 }
 
 /** The message shown when there is neither `--model` nor an API key. */
@@ -48,7 +50,7 @@ export const NO_MODEL_MESSAGE = [
  * unknown, a required key or base URL is missing, or a script does not load (the
  * message names the script's bad entry).
  */
-export async function resolveModel({ spec, baseUrl, env, cwd }: ResolveModelOptions): Promise<ResolvedModel> {
+export async function resolveModel({ spec, baseUrl, env, cwd, scriptedDelayMs }: ResolveModelOptions): Promise<ResolvedModel> {
   const effective = spec ?? defaultSpec(env);
   const slash = effective.indexOf("/");
   const provider = effective.slice(0, Math.max(0, slash));
@@ -65,7 +67,7 @@ export async function resolveModel({ spec, baseUrl, env, cwd }: ResolveModelOpti
       const source = id === "demo" || isAbsolute(id) ? id : resolve(cwd, id);
       try {
         const script = await loadScript(id === "demo" ? id : source);
-        const { model, streamFn } = createScriptedModel(script);
+        const { model, streamFn } = createScriptedModel(script, { delayMs: scriptedDelayMs });
         return { spec: effective, provider, model, streamFn };
       } catch (error) {
         if (error instanceof ScriptError) throw new UsageError(error.message);

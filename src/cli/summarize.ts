@@ -33,9 +33,9 @@ export function summarizeArgs(args: unknown, max: number = SUMMARY_MAX_CHARS): s
 
 /**
  * A one-line summary of a tool result: the text when it is one line, otherwise
- * `N lines: <first line>`; images are counted.
+ * `N lines: <first line>`; an error's text is kept whole, its lines joined. Images are counted.
  */
-export function summarizeResult(result: AgentToolResult<unknown> | undefined, max: number = SUMMARY_MAX_CHARS): string {
+export function summarizeResult(result: AgentToolResult<unknown> | undefined, max: number = SUMMARY_MAX_CHARS, isError = false): string {
   const content = Array.isArray(result?.content) ? result.content : [];
   const text = content
     .filter((block): block is { type: "text"; text: string } => block.type === "text")
@@ -45,6 +45,7 @@ export function summarizeResult(result: AgentToolResult<unknown> | undefined, ma
   const images = content.filter((block) => block.type === "image").length;
   const imageNote = images > 0 ? ` [${images} image${images === 1 ? "" : "s"}]` : "";
   if (text === "") return images > 0 ? imageNote.trim() : "(no output)";
+  if (isError) return oneLine(`${text}${imageNote}`, max);
   const lines = text.split("\n");
   const first = lines.find((line) => line.trim() !== "") ?? "";
   const body = lines.length === 1 ? first : `${lines.length} lines: ${first}`;

@@ -69,7 +69,7 @@ describe("loopchart demo (the job of npm start)", { timeout: 60_000 }, () => {
   });
 
   it("should print every event as a JSON line with --json", async () => {
-    const result = await runCli(["demo", "--json"]);
+    const result = await runCli(["demo", "--json", "--delay", "0"]);
     expect(result.code, result.stderr).toBe(0);
     const events = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as { type: string });
     expect(events[0].type).toBe("agent_start");
