@@ -46,7 +46,8 @@ export interface PartMapper {
 /**
  * Creates a mapper that writes parts into `target.message` and pushes the matching
  * events. Text blocks open on their first non-empty delta; tool calls end with the
- * `tool-call` part's parsed input (or the best-effort parse of the raw input).
+ * `tool-call` part's parsed input (or the best-effort parse of the raw input); the
+ * SDK's call warnings become `provider_warning` diagnostics on the message.
  */
 export function createPartMapper(target: PartMapperTarget): PartMapper {
   const { stream, message } = target;
@@ -158,6 +159,12 @@ export function createPartMapper(target: PartMapperTarget): PartMapper {
           endToolCall(open, part.input);
           return undefined;
         }
+        case "start-step":
+          for (const warning of part.warnings) {
+            message.diagnostics ??= [];
+            message.diagnostics.push({ type: "provider_warning", timestamp: Date.now(), details: { ...warning } });
+          }
+          return undefined;
         case "finish-step":
           message.responseId = part.response.id;
           message.responseModel = part.response.modelId;

@@ -50,7 +50,12 @@ export interface FromAiSdkOptions {
  * Never throws: failures (HTTP errors with the server's message, malformed streams,
  * a throwing SDK) end the stream with an `error` message; `options.signal` aborts
  * the request and ends it with `aborted`. The API key belongs to the provider
- * instance; `options.apiKey` is ignored.
+ * instance; `options.apiKey` is ignored, and so are `reasoning`, `onPayload`,
+ * `onResponse`, `sessionId` and `cacheRetention` (use `providerOptions`).
+ *
+ * Call warnings (e.g. an unsupported setting) are recorded as `provider_warning`
+ * diagnostics on the message. The AI SDK also logs them to the console unless
+ * `globalThis.AI_SDK_LOG_WARNINGS = false`; a CLI should set that.
  */
 export function fromAiSdk(languageModel: LanguageModel, adapterOptions: FromAiSdkOptions = {}): StreamFn {
   return (model, context, options) => {

@@ -7,6 +7,8 @@ import { createProviderModel, type ProviderName } from "../../src/providers/inde
 import { createReadTool } from "../../tools/index.js";
 import { startScriptedServer, type ScriptedServer, type ServerStep } from "../support/scripted-server.js";
 
+globalThis.AI_SDK_LOG_WARNINGS = false;
+
 let dir: string;
 let server: ScriptedServer | undefined;
 beforeAll(async () => {

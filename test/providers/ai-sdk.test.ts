@@ -44,6 +44,9 @@ const clients: { name: string; format: Format; create: (url: string) => Language
   { name: "anthropic", format: "anthropic", create: (url) => createAnthropic({ apiKey: "dummy", baseURL: `${url}/v1` })("m") },
 ];
 
+// The adapter records SDK warnings as diagnostics; keep the SDK's console logging out of test output.
+globalThis.AI_SDK_LOG_WARNINGS = false;
+
 let server: ScriptedServer | undefined;
 afterEach(async () => {
   await server?.close();
@@ -171,6 +174,8 @@ describe("fromAiSdk", () => {
     expect(types).toEqual(expect.arrayContaining(["thinking_start", "thinking_delta", "thinking_end"]));
     expect(result.content[0]).toEqual({ type: "thinking", thinking: "The user greets me.", thinkingSignature: "loopback-signature" });
     expect(result.stopReason).toBe("stop");
+    // The unknown model id "m" makes the Anthropic provider warn about its output limit.
+    expect(result.diagnostics).toContainEqual(expect.objectContaining({ type: "provider_warning" }));
   });
 
   it("returns an aborted message without a request when the signal is already aborted", async () => {
