@@ -50,7 +50,7 @@ export function defaultModelCheckConfigurations(turns: number): ModelCheckConfig
     {
       name: `all hooks, parallel, maxTurns ${turns}`,
       input: {
-        hooks: { steering: true, followUp: true, shouldStopAfterTurn: true, prepareNextTurn: true },
+        hooks: { steering: true, followUp: true, shouldStopAfterTurn: true, prepareNextTurn: true, beforeToolCall: true, afterToolCall: true } as never,
         maxTurns: turns,
         sequentialTools: [SERIAL_TOOL],
       },

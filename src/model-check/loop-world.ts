@@ -265,8 +265,12 @@ export function createLoopWorld(
   const modelEvents = (state: LoopWorldState): WorldEvent[] => {
     const events: WorldEvent[] = [];
     const partial = response("stop", [], false);
-    if (!state.modelStarted) events.push({ type: "model.start", send: { type: "model.start", partial }, modelStarted: true });
-    else events.push({ type: "model.update", send: { type: "model.update", partial, streamEvent: { type: "text_start", contentIndex: 0, partial } } });
+    // Streaming events exist only on machines that handle them (newer machines stream past the chart).
+    if (!state.modelStarted && state.loop.can({ type: "model.start", partial })) {
+      events.push({ type: "model.start", send: { type: "model.start", partial }, modelStarted: true });
+    } else if (state.modelStarted) {
+      events.push({ type: "model.update", send: { type: "model.update", partial, streamEvent: { type: "text_start", contentIndex: 0, partial } } });
+    }
     const turn = state.monitor.turns;
     const callsOf = (count: number, serial: boolean): ToolCall[] =>
       Array.from({ length: count }, (_, index) => ({
@@ -326,15 +330,23 @@ export function createLoopWorld(
           done("blocked, terminate", immediate(SETTLE_TEXT.blocked, true)),
           fail("prepare throws"),
         );
+      } else if (src === "beforeToolCall") {
+        events.push(
+          done("beforeToolCall allows", undefined),
+          done("blocked", { block: true }),
+          done("blocked, terminate", { block: true, terminate: true }),
+          fail("beforeToolCall throws"),
+        );
       } else if (src === "executeTool") {
         const send = (text: string, sent: SentEvent): WorldEvent => ({ type: label(text), call: call.index, send: sent });
+        const update: SentEvent = { type: "execute.update", partialResult: result("partial", false) };
+        if (call.snapshot.can(update)) events.push(send("update", update));
         events.push(
-          send("update", { type: "execute.update", partialResult: result("partial", false) }),
           send("succeeds", { type: "execute.done", result: result(SETTLE_TEXT.ok, false), isError: false }),
           send("throws", { type: "execute.done", result: result(SETTLE_TEXT.throws, false), isError: true }),
           send("succeeds, terminate", { type: "execute.done", result: result(SETTLE_TEXT.ok, true), isError: false }),
         );
-      } else if (src === "finalizeToolCall") {
+      } else if (src === "finalizeToolCall" || src === "afterToolCall") {
         const executed = (call.snapshot.context as { settled?: unknown }).settled;
         events.push(
           done("afterToolCall keeps", executed),

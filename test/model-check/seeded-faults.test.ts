@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { checkAgentLoop, formatViolation, type InvariantId, type ModelCheckReport } from "../../src/model-check/index.js";
+import { appendsInCompletionOrder, dropsBlockedResult, executesLengthTruncatedCalls, ignoresAbortWhileExecuting } from "./seeded-faults.js";
+
+const small = {
+  turns: 1,
+  maxCalls: 2,
+  configurations: [{ name: "beforeToolCall, parallel", input: { hooks: { beforeToolCall: true } as never } }],
+};
+
+function found(report: ModelCheckReport, invariant: InvariantId, pattern: RegExp) {
+  const violation = report.violations.find((candidate) => candidate.invariant === invariant && pattern.test(candidate.message));
+  expect(violation, `no ${invariant} violation matching ${pattern}; got:\n${report.violations.map(formatViolation).join("\n")}`).toBeDefined();
+  return violation!;
+}
+
+describe("the model checker catches seeded faults", () => {
+  it("reports I1 with a path when results are appended in completion order", () => {
+    const violation = found(checkAgentLoop(appendsInCompletionOrder, small), "I1", /out of source order/);
+    expect(violation.path).toContain("model.done(2 calls)");
+    expect(formatViolation(violation)).toMatch(/I1 \[beforeToolCall, parallel\] results out of source order: call-1\.2 appended where call-1\.1 was due\n {4}1\. /);
+  });
+
+  it("reports I2 when the calls of a length-truncated response execute", () => {
+    const violation = found(checkAgentLoop(executesLengthTruncatedCalls, small), "I2", /length-truncated/);
+    expect(violation.path[0]).toMatch(/^model\.done\(length, \d calls?\)$/);
+  });
+
+  it("reports I1 when the result of a blocked call is dropped", () => {
+    const violation = found(checkAgentLoop(dropsBlockedResult, small), "I1", /without a result/);
+    expect(violation.path.some((event) => /^call 1: blocked/.test(event))).toBe(true);
+  });
+
+  it("reports I2 (and I6) when run.abort is ignored while executing", () => {
+    const report = checkAgentLoop(ignoresAbortWhileExecuting, small);
+    const violation = found(report, "I2", /after run\.abort/);
+    expect(violation.path).toContain("run.abort");
+    found(report, "I6", /exit reason/);
+  });
+});
