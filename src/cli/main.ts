@@ -31,6 +31,14 @@ const io: CliIo = {
   },
 };
 
+// A reader that went away (e.g. `loopchart run ... | head`) is not a failure of the run.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(0);
+    throw error;
+  });
+}
+
 const code = await runCli(process.argv.slice(2), io);
 await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
 await new Promise<void>((resolve) => process.stderr.write("", () => resolve()));

@@ -48,3 +48,19 @@ describe("summaries", () => {
     expect(summarizeResult({ content: [], details: {} })).toBe("(no output)");
   });
 });
+
+describe("createHumanRenderer on a terminal", () => {
+  it("should show a running call as a spinner status line and replace it with the result line", () => {
+    const out = { ...sink(), isTTY: true };
+    const err = { ...sink(), isTTY: true, columns: 80 };
+    let clock = 5000;
+    const renderer = createHumanRenderer({ out, err, live: true, color: false, now: () => clock });
+    renderer.render({ type: "tool_execution_start", toolCallId: "c1", toolName: "bash", args: { command: "sleep 1" } }, clock);
+    const clear = "\r\u001b[2K";
+    expect(err.text().endsWith(`${clear}⠋ bash 0ms sleep 1`)).toBe(true);
+    clock += 1200;
+    renderer.render({ type: "tool_execution_end", toolCallId: "c1", toolName: "bash", result: { content: [{ type: "text", text: "done" }], details: {} }, isError: false }, clock);
+    renderer.close();
+    expect(err.text().endsWith(`${clear}✓ bash sleep 1 · 1.2s · done\n`)).toBe(true);
+  });
+});

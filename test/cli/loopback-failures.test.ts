@@ -6,8 +6,6 @@ import { startScriptedServer, type ScriptedServer, type ServerStep } from "../su
 import { descendantsOf, survivors } from "./process-tree.js";
 import { runCli, spawnCli, waitForOutput } from "./spawn-cli.js";
 
-const API_KEY = "sk-loopback-test-key-0123456789abcdef";
-
 let server: ScriptedServer | undefined;
 afterEach(async () => {
   await server?.close();
@@ -28,32 +26,7 @@ async function serve(...responses: ServerStep[]): Promise<string> {
 const compatible = (baseUrl: string, ...rest: string[]) => ["run", "--model", "openai-compatible/loopback-model", "--base-url", baseUrl, "--max-retries", "0", ...rest];
 
 // Each case spawns the real CLI against a real loopback HTTP server; the timeout allows for a loaded machine.
-describe("loopchart run against a loopback OpenAI-compatible server", { timeout: 60_000 }, () => {
-  it("should run a tool round trip, send the tool result back, and keep the key out of the trace", async () => {
-    const cwd = await workspace();
-    const baseUrl = await serve(
-      { content: [{ type: "text", text: "Reading the notes." }, { type: "toolCall", id: "call_1", name: "read", arguments: { path: "notes.txt" } }] },
-      { content: [{ type: "text", text: "The notes say: remember the milk." }] },
-    );
-    const result = await runCli([...compatible(baseUrl, "--trace", "run.jsonl", "What do the notes say?")], { cwd, env: { OPENAI_API_KEY: API_KEY } });
-
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain("Reading the notes.");
-    expect(result.stdout).toContain("The notes say: remember the milk.");
-    expect(result.stderr).toMatch(/✓ read notes\.txt · .* · remember the milk/);
-    expect(result.stderr).toMatch(/■ completed · 2 turns · 1 tool call · [\d,]+ tokens/);
-
-    expect(server?.requests).toHaveLength(2);
-    expect(server?.requests[0].headers.authorization).toBe(`Bearer ${API_KEY}`);
-    const second = JSON.stringify(server?.requests[1].body);
-    expect(second).toContain("remember the milk");
-    expect(second).toContain("call_1");
-
-    const trace = await readFile(join(cwd, "run.jsonl"), "utf8");
-    expect(trace).not.toContain(API_KEY);
-    expect(JSON.parse(trace.split("\n")[0])).toMatchObject({ type: "trace_header", model: "openai-compatible/loopback-model", cwd });
-  });
-
+describe("loopchart run when the loopback server fails or stalls", { timeout: 60_000 }, () => {
   it.each([500, 429])("should end with exit reason error, show the server's message and exit 1 on HTTP %i", async (status) => {
     const baseUrl = await serve({ httpError: { status, message: `loopback refuses (${status})` } });
     const result = await runCli(compatible(baseUrl, "--trace", "t.jsonl", "hi"), { cwd: await workspace() });
