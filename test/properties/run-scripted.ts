@@ -145,7 +145,7 @@ export async function runScripted(script: RunScript, machine: AnyStateMachine): 
   // The runtime's own actor wiring, applied to the machine under test.
   const runtimeActors = (provideRunActors(env).implementations as { actors: Record<string, unknown> }).actors;
   const provided = machine.provide({ actors: runtimeActors } as never);
-  let loopRef: unknown;
+  const ref: { loop?: unknown } = {};
   const actor = createActor(provided, {
     input: {
       systemPrompt: "",
@@ -167,15 +167,15 @@ export async function runScripted(script: RunScript, machine: AnyStateMachine): 
     },
     inspect: (inspection) => {
       // The loop learns of the abort when it processes run.abort, not when the signal fires.
-      if (inspection.type === "@xstate.microstep" && inspection.actorRef === loopRef && inspection.event.type === "run.abort") {
+      if (inspection.type === "@xstate.microstep" && inspection.actorRef === ref.loop && inspection.event.type === "run.abort") {
         observeWorld(monitor, { abort: true });
       }
-      if (inspection.type !== "@xstate.event" || inspection.sourceRef !== loopRef) return;
+      if (inspection.type !== "@xstate.event" || inspection.sourceRef !== ref.loop) return;
       const target = inspection.actorRef as { id?: string };
       violations.push(...observeSentToCall(monitor, target.id ?? "?", inspection.event.type));
     },
   });
-  loopRef = actor;
+  ref.loop = actor;
   env.readLoop = () => actor.getSnapshot().context as never;
   controller.signal.addEventListener("abort", () => actor.send({ type: "run.abort" }), { once: true });
   let timer: ReturnType<typeof setTimeout> | undefined;
