@@ -5,7 +5,7 @@
  * post-GC baseline. Heap sampling stays out of timed runs because reading heap
  * statistics makes V8 finish sweeping, which would charge GC work to the sample.
  */
-import type { AgentLoopConfig, AgentMessage, Message, UserMessage } from "../src/types.js";
+import type { AgentEvent, AgentLoopConfig, AgentMessage, Message, UserMessage } from "../src/types.js";
 import { echoTool } from "./bench-tool.js";
 import type { Engine } from "./engines.js";
 import { SCRIPTED_MODEL, createScriptedStreamFn } from "./scripted-stream.js";
@@ -18,6 +18,8 @@ export const HEAP_SAMPLE_EVERY = 256;
 export interface RunMeasurement {
   wallMs: number;
   events: number;
+  /** With `fingerprint`: a hash of the event sequence (type, tool call id, stream event type), to compare engines. */
+  sequenceHash?: number;
   /** Heap runs only: highest sampled `heapUsed` minus `heapUsed` right after the pre-run GC, in bytes. */
   peakHeapBytes?: number;
   /** Messages `result()` resolved with. */
@@ -47,6 +49,26 @@ export interface MeasureOptions {
   sampleHeap?: boolean;
   /** Collect garbage before the run (default true); profiles turn it off to keep forced GCs out. */
   collectFirst?: boolean;
+  /** Hash the event sequence into `sequenceHash` (default false; costs time, so untimed runs only). */
+  fingerprint?: boolean;
+}
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** Folds `text` into a 32-bit FNV-1a hash. */
+function fnv1a(hash: number, text: string): number {
+  let next = hash;
+  for (let i = 0; i < text.length; i += 1) next = Math.imul(next ^ text.charCodeAt(i), FNV_PRIME) >>> 0;
+  return next;
+}
+
+/** What identifies an event's place in the protocol: its type, its tool call, its stream event. */
+function eventKey(event: AgentEvent): string {
+  if ("toolCallId" in event) return `${event.type}:${event.toolCallId}`;
+  if (event.type === "message_update") return `${event.type}:${event.assistantMessageEvent.type}`;
+  if (event.type === "message_start" || event.type === "message_end") return `${event.type}:${event.message.role}`;
+  return event.type;
 }
 
 /**
@@ -56,7 +78,7 @@ export interface MeasureOptions {
 export async function measureRun(
   engine: Engine,
   workload: Workload,
-  { sampleHeap = false, collectFirst = true }: MeasureOptions = {},
+  { sampleHeap = false, collectFirst = true, fingerprint = false }: MeasureOptions = {},
 ): Promise<RunMeasurement> {
   const prompt: UserMessage = { role: "user", content: "Run the benchmark.", timestamp: Date.now() };
   const context = { systemPrompt: "You are a benchmark.", messages: [], tools: [echoTool] };
@@ -67,11 +89,13 @@ export async function measureRun(
   const baseline = sampleHeap ? process.memoryUsage().heapUsed : 0;
   let peak = baseline;
   let events = 0;
+  let hash = FNV_OFFSET;
 
   const started = performance.now();
   const stream = engine.agentLoop([prompt], context, config, undefined, streamFn);
-  for await (const _event of stream) {
+  for await (const event of stream) {
     events += 1;
+    if (fingerprint) hash = fnv1a(hash, `${eventKey(event)}|`);
     if (sampleHeap && (events & (HEAP_SAMPLE_EVERY - 1)) === 0) {
       const used = process.memoryUsage().heapUsed;
       if (used > peak) peak = used;
@@ -90,5 +114,6 @@ export async function measureRun(
   }
   const measurement: RunMeasurement = { wallMs, events, messages: messages.length };
   if (sampleHeap) measurement.peakHeapBytes = peak - baseline;
+  if (fingerprint) measurement.sequenceHash = hash;
   return measurement;
 }

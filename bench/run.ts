@@ -30,7 +30,7 @@ async function measureWorkload(engines: readonly Engine[], workload: Workload, r
     for (const engine of order) runs.get(engine)?.push(await measureRun(engine, workload));
   }
   const heapRuns = new Map<Engine, RunMeasurement>();
-  for (const engine of engines) heapRuns.set(engine, await measureRun(engine, workload, { sampleHeap: true }));
+  for (const engine of engines) heapRuns.set(engine, await measureRun(engine, workload, { sampleHeap: true, fingerprint: true }));
   collectGarbage();
 
   const [pi, loopchart] = engines.map((engine) => {
@@ -45,6 +45,8 @@ async function measureWorkload(engines: readonly Engine[], workload: Workload, r
     if (loopchart.events !== pi.events) {
       log(`note: ${workload.name}: loopchart emitted ${loopchart.events} events, pi ${pi.events}`);
     }
+    const [piHash, loopchartHash] = engines.map((engine) => heapRuns.get(engine)?.sequenceHash);
+    if (piHash !== loopchartHash) log(`note: ${workload.name}: the engines emitted different event sequences`);
   }
   return figures;
 }
