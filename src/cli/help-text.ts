@@ -41,6 +41,7 @@ Options:
       --tools <list>           Comma-separated tools from ${TOOL_NAMES.join(",")}, or none.
                                Default: ${DEFAULT_TOOL_NAMES.join(",")}.  e.g. --tools read,bash
       --all-tools              Offer every tool (${TOOL_NAMES.join(", ")}).
+                               e.g. --all-tools  (not together with --tools)
       --cwd <dir>              Directory the tools work in. Default: the current directory.
                                e.g. --cwd ./my-project
       --system <text>          System prompt. Default: a short coding-assistant prompt naming --cwd.
@@ -54,7 +55,8 @@ Options:
                                e.g. --json | jq -c 'select(.type == "tool_execution_end")'
   -h, --help                   Show this help.
 
-Environment: OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENAI_BASE_URL, NO_COLOR.
+Environment: OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENAI_BASE_URL (openai, openai-compatible),
+ANTHROPIC_BASE_URL (anthropic), NO_COLOR (no colours).
 Ctrl-C aborts the run: running tools are killed, the trace is flushed, exit code 130.
 Exit codes: 0 completed/terminated/stopped, 1 error, 2 usage, 3 max turns, 130 aborted.
 
