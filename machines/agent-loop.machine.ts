@@ -16,7 +16,7 @@
  * stand-ins without I/O (so `xstate/graph` can traverse the machine); `src/actors/`
  * provides the real ones with `machine.provide(...)`.
  */
-import { and, assign, emit, enqueueActions, fromCallback, fromPromise, setup } from "xstate";
+import { assign, emit, enqueueActions, fromCallback, fromPromise, setup, type AnyActorRef } from "xstate";
 import type {
   AgentEvent,
   AgentMessage,
@@ -30,13 +30,13 @@ import type {
 } from "../src/types.js";
 import type {
   AgentLoopEvent,
-  ModelStreamEvent,
   NextTurnUpdate,
   RequestModelInput,
   ToolCallInput,
   TurnHookInput,
 } from "./events.js";
-import { errorText, toolCallMachine } from "./tool-call.machine.js";
+import { callGroupMachine, type CallGroupInput } from "./call-group.machine.js";
+import { errorText } from "./tool-call.machine.js";
 
 /** Text of the error result each call of a length-truncated response gets. */
 export const LENGTH_TRUNCATION_MESSAGE =
@@ -48,6 +48,8 @@ export const ABORTED_MESSAGE = "Operation aborted";
 
 /** Which hooks the run has; lets the chart skip polling states that would do nothing. */
 export interface AgentLoopHooks {
+  beforeToolCall: boolean;
+  afterToolCall: boolean;
   steering: boolean;
   followUp: boolean;
   shouldStopAfterTurn: boolean;
@@ -69,9 +71,9 @@ export interface AgentLoopInput {
   maxTurns?: number;
   hooks?: Partial<AgentLoopHooks>;
   /**
-   * Append to `messages`/`newMessages` in place (O(1) per message) instead of
-   * copying them. The runtime sets it; leave it off when exploring the machine with
-   * `xstate/graph`, where sibling paths share snapshots.
+   * Change the transcript and the batch's arrays in place (O(1) per message or
+   * call) instead of copying them. The runtime sets it; leave it off when exploring
+   * the machine with `xstate/graph`, where sibling paths share snapshots.
    */
   mutableTranscript?: boolean;
 }
@@ -99,8 +101,8 @@ export interface ToolBatch {
   settledCount: number;
   /** Results appended to the transcript so far (source order). */
   appended: number;
-  /** Appended calls whose actors have not reported done yet. */
-  releasing: number;
+  /** Each call's actor, as reported by its `tool.queued`. */
+  refs: (AnyActorRef | null)[];
 }
 
 /** Context of the loop machine. JSON-serializable. */
@@ -148,6 +150,11 @@ const uniqueActorIds = (calls: ToolCall[]): string[] => {
   });
 };
 
+/** An array of the run's state to change: itself for the runtime, a copy for exploration. */
+function writable<T>(context: AgentLoopContext, array: T[]): T[] {
+  return context.mutableTranscript ? array : array.slice();
+}
+
 /** The transcript after appending `added`: pushed in place for the runtime, copied for exploration. */
 function appended(context: AgentLoopContext, added: AgentMessage[]): Pick<AgentLoopContext, "messages" | "newMessages"> {
   if (context.mutableTranscript) {
@@ -173,7 +180,7 @@ const newBatch = (calls: ToolCall[], sequential: boolean, refusal?: string): Too
   terminates: calls.map(() => false),
   settledCount: 0,
   appended: 0,
-  releasing: 0,
+  refs: calls.map(() => null),
 });
 
 export const agentLoopMachine = setup({
@@ -185,7 +192,7 @@ export const agentLoopMachine = setup({
     output: {} as AgentLoopOutput,
   },
   actors: {
-    /** Streams one model response; sends `model.start`, `model.update`s and one `model.done`. Stand-in: never answers. */
+    /** Streams one model response (updates go to the event sink) and sends one `model.done`. Stand-in: never answers. */
     requestModel: fromCallback<{ type: "noop" }, RequestModelInput>(() => undefined),
     /** Polls `getSteeringMessages`. Stand-in: none. */
     pollSteering: fromPromise<AgentMessage[]>(async () => []),
@@ -195,8 +202,8 @@ export const agentLoopMachine = setup({
     checkStopAfterTurn: fromPromise<boolean, TurnHookInput>(async () => false),
     /** Asks `prepareNextTurn`. Stand-in: no change. */
     prepareNextTurn: fromPromise<NextTurnUpdate | undefined, TurnHookInput>(async () => undefined),
-    /** One actor per tool call. */
-    toolCall: toolCallMachine,
+    /** The parent of one batch's tool-call actors. */
+    callGroup: callGroupMachine,
   },
   guards: {
     responseFailed: ({ context }) =>
@@ -207,10 +214,10 @@ export const agentLoopMachine = setup({
     isSequentialBatch: ({ context }) => context.batch?.sequential === true,
     isLastQueued: ({ context }) => (context.batch ? context.batch.queued + 1 >= context.batch.calls.length : true),
     hasUnstartedCalls: ({ context }) => (context.batch ? context.batch.started < context.batch.calls.length : false),
-    allReleased: ({ context }) => context.batch?.releasing === 0,
     hasWaitingCalls: ({ context }) => (context.batch?.waiting.length ?? 0) > 0,
     allExecuted: ({ context }) => context.batch?.executing === 0,
     allStartedSettled: ({ context }) => (context.batch ? context.batch.settledCount === context.batch.started : true),
+    isAbortedDuringBatch: ({ context }) => context.aborted,
     everyResultTerminates: ({ context }) => context.terminated,
     hasPendingMessages: ({ context }) => context.pending.length > 0,
     continuesAfterTurn: ({ context }) =>
@@ -244,12 +251,6 @@ export const agentLoopMachine = setup({
       }
       enqueue.assign({ ...appended(context, context.pending), pending: [] });
     }),
-    emitMessageStart: emit((_, params: { message: AgentMessage }) => ({ type: "message_start" as const, message: params.message })),
-    emitMessageUpdate: emit((_, params: Extract<ModelStreamEvent, { type: "model.update" }>) => ({
-      type: "message_update" as const,
-      message: params.partial,
-      assistantMessageEvent: params.streamEvent,
-    })),
     acceptResponse: enqueueActions(({ context, enqueue }, params: { message: AssistantMessage; started: boolean }) => {
       if (!params.started) enqueue.emit({ type: "message_start", message: params.message });
       enqueue.emit({ type: "message_end", message: params.message });
@@ -275,16 +276,11 @@ export const agentLoopMachine = setup({
     startRefusedBatch: assign(({ context }) => ({
       batch: newBatch(toolCallsOf(context.assistant), true, LENGTH_TRUNCATION_MESSAGE),
     })),
-    spawnCalls: enqueueActions(({ context, enqueue }) => {
+    markQueued: assign(({ context }, params: { index: number; ref: AnyActorRef }) => {
       const batch = context.batch as ToolBatch;
-      batch.calls.forEach((toolCall, index) => {
-        const input: ToolCallInput = { toolCall, index, ...(batch.refusal !== undefined ? { refusal: batch.refusal } : {}) };
-        enqueue.spawnChild("toolCall", { id: batch.actorIds[index] as string, input });
-      });
-    }),
-    markQueued: assign(({ context }) => {
-      const batch = context.batch as ToolBatch;
-      return { batch: { ...batch, queued: batch.queued + 1 } };
+      const refs = writable(context, batch.refs);
+      refs[params.index] = params.ref;
+      return { batch: { ...batch, queued: batch.queued + 1, refs } };
     }),
     prepareNextCall: enqueueActions(({ context, enqueue }) => {
       const batch = context.batch;
@@ -297,19 +293,21 @@ export const agentLoopMachine = setup({
         toolName: toolCall.name,
         args: toolCall.arguments,
       });
-      enqueue.sendTo(batch.actorIds[index] as string, { type: "call.prepare" });
+      enqueue.sendTo(batch.refs[index] as AnyActorRef, { type: "call.prepare" });
       enqueue.assign({ batch: { ...batch, started: index + 1 } });
     }),
     markWaiting: assign(({ context }, params: { index: number }) => {
       const batch = context.batch as ToolBatch;
-      return { batch: { ...batch, waiting: [...batch.waiting, params.index] } };
+      const waiting = writable(context, batch.waiting);
+      waiting.push(params.index);
+      return { batch: { ...batch, waiting } };
     }),
     releaseWaitingCalls: enqueueActions(({ context, enqueue }) => {
       const batch = context.batch as ToolBatch;
       for (const index of batch.waiting) {
-        const id = batch.actorIds[index] as string;
-        if (context.aborted) enqueue.sendTo(id, { type: "call.cancel", reason: "Operation aborted" });
-        else enqueue.sendTo(id, { type: "call.execute" });
+        const ref = batch.refs[index] as AnyActorRef;
+        if (context.aborted) enqueue.sendTo(ref, { type: "call.cancel", reason: ABORTED_MESSAGE });
+        else enqueue.sendTo(ref, { type: "call.execute" });
       }
       const released = context.aborted ? 0 : batch.waiting.length;
       enqueue.assign({ batch: { ...batch, waiting: [], executing: batch.executing + released } });
@@ -318,13 +316,6 @@ export const agentLoopMachine = setup({
       const batch = context.batch as ToolBatch;
       return { batch: { ...batch, executing: batch.executing - 1 } };
     }),
-    emitToolUpdate: emit((_, params: Extract<AgentLoopEvent, { type: "tool.update" }>) => ({
-      type: "tool_execution_update" as const,
-      toolCallId: params.toolCallId,
-      toolName: params.toolName,
-      args: params.args,
-      partialResult: params.partialResult,
-    })),
     recordSettled: enqueueActions(({ context, enqueue }, params: Extract<AgentLoopEvent, { type: "tool.settled" }>) => {
       const batch = context.batch;
       if (!batch || batch.results[params.index] !== null) return;
@@ -335,7 +326,7 @@ export const agentLoopMachine = setup({
         result: params.result,
         isError: params.isError,
       });
-      const results = batch.results.slice();
+      const results = writable(context, batch.results);
       results[params.index] = {
         role: "toolResult",
         toolCallId: params.toolCallId,
@@ -345,7 +336,7 @@ export const agentLoopMachine = setup({
         isError: params.isError,
         timestamp: Date.now(),
       };
-      const terminates = batch.terminates.slice();
+      const terminates = writable(context, batch.terminates);
       terminates[params.index] = params.result.terminate === true;
       enqueue.assign({ batch: { ...batch, results, terminates, settledCount: batch.settledCount + 1 } });
     }),
@@ -357,21 +348,16 @@ export const agentLoopMachine = setup({
         const message = batch.results[next] as ToolResultMessage;
         enqueue.emit({ type: "message_start", message });
         enqueue.emit({ type: "message_end", message });
-        enqueue.sendTo(batch.actorIds[next] as string, { type: "call.release" });
         ready.push(message);
         next += 1;
       }
+      enqueue.sendTo("calls", { type: "group.sync" });
       if (ready.length === 0) return;
       enqueue.assign({
         ...appended(context, ready),
-        batch: { ...batch, appended: next, releasing: batch.releasing + ready.length },
-        toolResults: [...context.toolResults, ...ready],
+        batch: { ...batch, appended: next },
+        toolResults: context.mutableTranscript ? (context.toolResults.push(...ready), context.toolResults) : [...context.toolResults, ...ready],
       });
-    }),
-    markReleased: enqueueActions(({ context, enqueue }, params: { actorId: string | undefined }) => {
-      const batch = context.batch as ToolBatch;
-      if (params.actorId) enqueue.stopChild(params.actorId);
-      enqueue.assign({ batch: { ...batch, releasing: batch.releasing - 1 } });
     }),
     concludeBatch: assign(({ context }) => {
       const batch = context.batch as ToolBatch;
@@ -401,10 +387,16 @@ export const agentLoopMachine = setup({
     exitAfterPolling: assign(({ context }) => ({
       exitReason: (context.terminated ? "terminated" : "completed") as ExitReason,
     })),
+    failTurn: enqueueActions(({ context, enqueue }, params: { errorMessage: string }) => {
+      const message = failedResponse(context.model, params.errorMessage);
+      enqueue.emit({ type: "message_start", message });
+      enqueue.emit({ type: "message_end", message });
+      enqueue.assign({ ...appended(context, [message]), assistant: message, toolResults: [] });
+    }),
     emitRunEnd: emit(({ context }) => ({
       type: "agent_end" as const,
       messages: context.newMessages,
-      exitReason: context.exitReason ?? "completed",
+      exitReason: finalExitReason(context),
       ...(context.errorMessage !== undefined ? { errorMessage: context.errorMessage } : {}),
     })),
   },
@@ -422,6 +414,8 @@ export const agentLoopMachine = setup({
     sequentialTools: input.sequentialTools ?? [],
     ...(input.maxTurns !== undefined ? { maxTurns: input.maxTurns } : {}),
     hooks: {
+      beforeToolCall: input.hooks?.beforeToolCall ?? false,
+      afterToolCall: input.hooks?.afterToolCall ?? false,
       steering: input.hooks?.steering ?? false,
       followUp: input.hooks?.followUp ?? false,
       shouldStopAfterTurn: input.hooks?.shouldStopAfterTurn ?? false,
@@ -450,7 +444,15 @@ export const agentLoopMachine = setup({
           target: "requesting",
           actions: { type: "setPending", params: ({ event }) => ({ messages: event.output }) },
         },
-        onError: { target: "done", actions: { type: "exitWith", params: ({ event }) => hookFailure("getSteeringMessages", event.error) } },
+        // The first turn has started: end it with a failed response so turn_start/turn_end stay paired.
+        onError: {
+          target: "done",
+          actions: [
+            { type: "failTurn", params: ({ event }) => hookFailure("getSteeringMessages", event.error) },
+            "emitTurnEnd",
+            { type: "exitWith", params: ({ event }) => hookFailure("getSteeringMessages", event.error) },
+          ],
+        },
       },
     },
     requesting: {
@@ -467,8 +469,6 @@ export const agentLoopMachine = setup({
         }),
       },
       on: {
-        "model.start": { actions: { type: "emitMessageStart", params: ({ event }) => ({ message: event.partial }) } },
-        "model.update": { actions: { type: "emitMessageUpdate", params: ({ event }) => event } },
         "model.done": {
           target: "responseReceived",
           actions: { type: "acceptResponse", params: ({ event }) => event },
@@ -486,16 +486,17 @@ export const agentLoopMachine = setup({
     },
     toolBatch: {
       initial: "dispatching",
-      on: {
-        "tool.update": { actions: { type: "emitToolUpdate", params: ({ event }) => event } },
+      invoke: {
+        id: "calls",
+        src: "callGroup",
+        input: ({ context, self }) => callGroupInput(context, self),
       },
       states: {
         dispatching: {
-          entry: "spawnCalls",
           on: {
             "tool.queued": [
-              { guard: "isLastQueued", target: "preparing", actions: "markQueued" },
-              { actions: "markQueued" },
+              { guard: "isLastQueued", target: "preparing", actions: { type: "markQueued", params: ({ event }) => event } },
+              { actions: { type: "markQueued", params: ({ event }) => event } },
             ],
           },
         },
@@ -541,7 +542,7 @@ export const agentLoopMachine = setup({
           },
         },
         executing: {
-          always: [{ guard: "allStartedSettled", target: "appending" }, { guard: "allExecuted", target: "finalizing" }],
+          always: { guard: "allExecuted", target: "finalizing" },
           on: {
             "tool.executed": { actions: "markExecuted", target: "executing", reenter: true },
             "tool.settled": { actions: { type: "recordSettled", params: ({ event }) => event }, target: "executing", reenter: true },
@@ -555,14 +556,11 @@ export const agentLoopMachine = setup({
         },
         appending: {
           entry: "appendSettledResults",
-          always: [
-            { guard: and(["allReleased", "hasUnstartedCalls"]), target: "preparing" },
-            { guard: "allReleased", target: "batchDone", actions: "concludeBatch" },
-          ],
           on: {
-            "xstate.done.actor.*": {
-              actions: { type: "markReleased", params: ({ event }) => ({ actorId: (event as { actorId?: string }).actorId }) },
-            },
+            "group.synced": [
+              { guard: "hasUnstartedCalls", target: "preparing" },
+              { target: "batchDone", actions: "concludeBatch" },
+            ],
           },
         },
         batchDone: { type: "final" },
@@ -638,10 +636,13 @@ export const agentLoopMachine = setup({
         id: "prepareNextTurn",
         src: "prepareNextTurn",
         input: ({ context }) => turnHookInput(context),
-        onDone: {
-          target: "requesting",
-          actions: [{ type: "applyNextTurnUpdate", params: ({ event }) => event.output }, "startTurn"],
-        },
+        onDone: [
+          { guard: "isAborted", target: "done", actions: { type: "exitWith", params: { reason: "aborted" } } },
+          {
+            target: "requesting",
+            actions: [{ type: "applyNextTurnUpdate", params: ({ event }) => event.output }, "startTurn"],
+          },
+        ],
         onError: { target: "done", actions: { type: "exitWith", params: ({ event }) => hookFailure("prepareNextTurn", event.error) } },
       },
     },
@@ -651,11 +652,55 @@ export const agentLoopMachine = setup({
     },
   },
   output: ({ context }) => ({
-    exitReason: context.exitReason ?? "completed",
+    exitReason: finalExitReason(context),
     messages: context.newMessages,
     ...(context.errorMessage !== undefined ? { errorMessage: context.errorMessage } : {}),
   }),
 });
+
+/** Why the run ended. An abort wins: a run that saw `run.abort` ends `aborted`, whatever it was doing. */
+function finalExitReason(context: AgentLoopContext): ExitReason {
+  return context.aborted ? "aborted" : (context.exitReason ?? "completed");
+}
+
+/** The assistant message standing for a turn that failed before the model answered. */
+function failedResponse(model: Model, errorMessage: string): AssistantMessage {
+  return {
+    role: "assistant",
+    content: [],
+    api: model.api,
+    provider: model.provider,
+    model: model.id,
+    usage: {
+      input: 0,
+      output: 0,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 0,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    },
+    stopReason: "error",
+    errorMessage,
+    timestamp: Date.now(),
+  };
+}
+
+function callGroupInput(context: AgentLoopContext, loop: AnyActorRef): CallGroupInput {
+  const batch = context.batch as ToolBatch;
+  const hooks = { beforeToolCall: context.hooks.beforeToolCall, afterToolCall: context.hooks.afterToolCall };
+  return {
+    calls: batch.calls.map(
+      (toolCall, index): ToolCallInput => ({
+        toolCall,
+        index,
+        hooks,
+        ...(batch.refusal !== undefined ? { refusal: batch.refusal } : {}),
+      }),
+    ),
+    actorIds: batch.actorIds,
+    loop,
+  };
+}
 
 function turnHookInput(context: AgentLoopContext): TurnHookInput {
   return {
@@ -670,6 +715,7 @@ function turnHookInput(context: AgentLoopContext): TurnHookInput {
 }
 
 function hookFailure(hook: string, error: unknown): { reason: ExitReason; errorMessage: string } {
+  // errorMessage doubles as failTurn's parameter.
   return { reason: "error", errorMessage: `${hook} threw: ${errorText(error)}` };
 }
 

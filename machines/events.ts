@@ -8,10 +8,10 @@ import type {
   AgentMessage,
   AgentToolResult,
   AssistantMessage,
-  AssistantMessageEvent,
   Model,
   ThinkingLevel,
   ToolCall,
+  ToolResultMessage,
 } from "../src/types.js";
 
 /** What a tool call ends with: exactly one of these per call. */
@@ -20,11 +20,6 @@ export interface SettledToolCall {
   isError: boolean;
 }
 
-/** Output of the `prepareToolCall` actor: run it with these args, or settle at once. */
-export type ToolCallPreparation =
-  | { kind: "prepared"; args: unknown }
-  | { kind: "immediate"; result: AgentToolResult<unknown>; isError: true };
-
 /** Input of one spawned tool-call actor. */
 export interface ToolCallInput {
   toolCall: ToolCall;
@@ -32,40 +27,34 @@ export interface ToolCallInput {
   index: number;
   /** When set, the call is refused without being prepared; the text is its error result. */
   refusal?: string;
+  /** Which per-call hooks the run has; their states are skipped otherwise. */
+  hooks?: { beforeToolCall: boolean; afterToolCall: boolean };
+  /** The loop the call reports to (set by the call group). */
+  loop?: import("xstate").AnyActorRef;
 }
 
 /** Events a tool-call actor sends to the loop. */
 export type ToolCallToLoopEvent =
-  | { type: "tool.queued"; toolCallId: string; index: number }
+  | { type: "tool.queued"; toolCallId: string; index: number; ref: import("xstate").AnyActorRef }
   | { type: "tool.prepared"; toolCallId: string; index: number }
   | { type: "tool.executed"; toolCallId: string; index: number }
-  | { type: "tool.update"; toolCallId: string; toolName: string; args: ToolCall["arguments"]; partialResult: AgentToolResult<unknown> }
   | { type: "tool.settled"; toolCallId: string; toolName: string; index: number; result: AgentToolResult<unknown>; isError: boolean };
 
 /** Events the loop sends to a tool-call actor. */
-export type LoopToToolCallEvent =
-  | { type: "call.prepare" }
-  | { type: "call.execute" }
-  | { type: "call.cancel"; reason: string }
-  | { type: "call.release" };
+export type LoopToToolCallEvent = { type: "call.prepare" } | { type: "call.execute" } | { type: "call.cancel"; reason: string };
 
-/** The done event of a released tool-call actor (`xstate.done.actor.<tool call id>`). */
-export interface ToolCallDoneEvent {
-  type: `xstate.done.actor.${string}`;
-  actorId?: string;
-  output?: unknown;
-}
+/** The call group's answer to `group.sync`. */
+export type CallGroupEvent = { type: "group.synced" };
 
 /** Events the `executeTool` actor sends back to its tool-call actor. */
-export type ExecuteToolEvent =
-  | { type: "execute.update"; partialResult: AgentToolResult<unknown> }
-  | { type: "execute.done"; result: AgentToolResult<unknown>; isError: boolean };
+export type ExecuteToolEvent = { type: "execute.done"; result: AgentToolResult<unknown>; isError: boolean };
 
-/** Events the `requestModel` actor sends back to the loop while a response streams. */
-export type ModelStreamEvent =
-  | { type: "model.start"; partial: AssistantMessage }
-  | { type: "model.update"; partial: AssistantMessage; streamEvent: AssistantMessageEvent }
-  | { type: "model.done"; message: AssistantMessage; started: boolean };
+/**
+ * What the `requestModel` actor sends back to the loop: the final message, and
+ * whether it already emitted `message_start` for it. (Streaming updates go
+ * straight to the run's event sink; they never change the chart's state.)
+ */
+export type ModelStreamEvent = { type: "model.done"; message: AssistantMessage; started: boolean };
 
 /** Input of the `requestModel` actor: everything one model request needs. */
 export interface RequestModelInput {
@@ -89,7 +78,7 @@ export interface NextTurnUpdate {
 /** Input of the hook actors that run between turns. */
 export interface TurnHookInput {
   message: AssistantMessage;
-  toolResults: import("../src/types.js").ToolResultMessage[];
+  toolResults: ToolResultMessage[];
   newMessages: AgentMessage[];
   messages: AgentMessage[];
   systemPrompt: string;
@@ -101,4 +90,4 @@ export interface TurnHookInput {
 export type RunControlEvent = { type: "run.abort" };
 
 /** Every event the loop machine accepts. */
-export type AgentLoopEvent = ModelStreamEvent | ToolCallToLoopEvent | ToolCallDoneEvent | RunControlEvent;
+export type AgentLoopEvent = ModelStreamEvent | ToolCallToLoopEvent | CallGroupEvent | RunControlEvent;

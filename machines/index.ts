@@ -8,7 +8,9 @@ export {
   type AgentLoopOutput,
   type ToolBatch,
 } from "./agent-loop.machine.js";
+export { CALL_CHUNK_SIZE, callChunkMachine, callGroupMachine, type CallGroupInput } from "./call-group.machine.js";
 export {
+  BLOCKED_MESSAGE,
   errorResult,
   errorText,
   toolCallMachine,
@@ -25,8 +27,8 @@ export type {
   RequestModelInput,
   RunControlEvent,
   SettledToolCall,
+  CallGroupEvent,
   ToolCallInput,
-  ToolCallPreparation,
   ToolCallToLoopEvent,
   TurnHookInput,
 } from "./events.js";

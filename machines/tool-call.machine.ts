@@ -1,25 +1,29 @@
 /**
  * One tool call, as its own actor:
- *   queued → preparing → (prepared) → executing → finalizing → (settled) → done,
- * or queued → preparing → (settled) → done with an immediate error result.
+ *   queued → preparing → prepared → executing → (finalizing) → done
+ * or queued → preparing → done with an immediate error result
+ * (unknown tool, invalid arguments, blocked, aborted, refused).
  *
- * The loop spawns one of these per call, in source order, with the tool call id
- * as actor id. The actor tells the loop where it is (`tool.queued`,
- * `tool.prepared`, `tool.executed`) and reports exactly one `tool.settled`. It
- * waits for the loop at three points — `queued` until `call.prepare`, `prepared`
- * until `call.execute` (or `call.cancel` after an abort), `settled` until
- * `call.release` — which is how the loop keeps preparation one at a time in source
- * order, execution parallel or sequential, and appending in source order. No I/O here: `prepareToolCall`, `executeTool` and `finalizeToolCall`
- * are named actors that `src/actors/` provides.
+ * One is spawned per call, in source order, with the tool call id as actor id (by
+ * the batch's call group). The actor tells the loop where it is (`tool.queued`
+ * with its ref, `tool.prepared`, `tool.executed`) and reports exactly one
+ * `tool.settled` on reaching `done`. It waits for the loop at two points —
+ * `queued` until `call.prepare`, `prepared` until `call.execute` (or `call.cancel`
+ * after an abort) — which is how the loop keeps preparation one at a time in
+ * source order and execution parallel or sequential.
+ *
+ * No I/O here. `prepareArguments` (lookup, shim, validation) is a named action and
+ * `beforeToolCall`, `executeTool`, `afterToolCall` are named actors; `src/actors/`
+ * provides the real ones. The hook states are entered only when the run has the
+ * hook (`hooks` in the input), so a call without hooks costs one invoked actor.
  */
-import { assign, fromCallback, fromPromise, sendParent, setup } from "xstate";
-import type { AgentToolResult } from "../src/types.js";
+import { assign, fromCallback, fromPromise, sendTo, setup, type AnyActorRef } from "xstate";
+import type { AgentToolResult, BeforeToolCallResult } from "../src/types.js";
 import type {
   ExecuteToolEvent,
   LoopToToolCallEvent,
   SettledToolCall,
   ToolCallInput,
-  ToolCallPreparation,
   ToolCallToLoopEvent,
 } from "./events.js";
 
@@ -39,72 +43,85 @@ export function errorResult(text: string): AgentToolResult<unknown> {
 /** Text of an error caught from a hook or tool. */
 export function errorText(error: unknown): string {
   if (error instanceof Error) return error.message;
-  return typeof error === "string" ? error : JSON.stringify(error) ?? String(error);
+  return typeof error === "string" ? error : (JSON.stringify(error) ?? String(error));
 }
 
-/** Input of the `executeTool` actor. */
+/** Input of the `beforeToolCall` and `executeTool` actors. */
 export interface ExecuteToolInput {
   toolCall: ToolCallInput["toolCall"];
   args: unknown;
 }
 
-/** Input of the `finalizeToolCall` actor. */
+/** Input of the `afterToolCall` actor. */
 export interface FinalizeToolCallInput extends ExecuteToolInput {
   executed: SettledToolCall;
 }
+
+/** Text of the result when `beforeToolCall` blocks without a reason. */
+export const BLOCKED_MESSAGE = "Tool execution was blocked";
+
+/** The loop a call reports to: the one in its input, else its parent. */
+const loopOf = ({ context, self }: { context: ToolCallContext; self: AnyActorRef }): AnyActorRef =>
+  context.loop ?? (self._parent as AnyActorRef);
+
+const missingResult = (): SettledToolCall => ({ result: errorResult("Tool call ended without a result"), isError: true });
 
 export const toolCallMachine = setup({
   types: {
     context: {} as ToolCallContext,
     input: {} as ToolCallInput,
     events: {} as LoopToToolCallEvent | ExecuteToolEvent,
-    output: {} as SettledToolCall,
   },
   actors: {
-    /** Looks the tool up, shims and validates the arguments, asks `beforeToolCall`. Stand-in: accepts the raw arguments. */
-    prepareToolCall: fromPromise<ToolCallPreparation, ToolCallInput>(async ({ input }) => ({
-      kind: "prepared",
-      args: input.toolCall.arguments,
-    })),
+    /** Asks `beforeToolCall`. Stand-in: allows. */
+    beforeToolCall: fromPromise<BeforeToolCallResult | undefined, ExecuteToolInput>(async () => undefined),
     /** Runs the tool; sends `execute.update` per partial result and one `execute.done`. Stand-in: empty success. */
     executeTool: fromCallback<{ type: "noop" }, ExecuteToolInput>(({ sendBack }) => {
       sendBack({ type: "execute.done", result: { content: [], details: {} }, isError: false } satisfies ExecuteToolEvent);
     }),
     /** Applies `afterToolCall` overrides. Stand-in: keeps the executed result. */
-    finalizeToolCall: fromPromise<SettledToolCall, FinalizeToolCallInput>(async ({ input }) => input.executed),
+    afterToolCall: fromPromise<SettledToolCall, FinalizeToolCallInput>(async ({ input }) => input.executed),
   },
   guards: {
     isRefused: ({ context }) => context.refusal !== undefined,
-    settlesImmediately: (_, output: ToolCallPreparation) => output.kind === "immediate",
+    isSettled: ({ context }) => context.settled !== undefined,
+    consultsBeforeHook: ({ context }) => context.hooks?.beforeToolCall === true,
+    consultsAfterHook: ({ context }) => context.hooks?.afterToolCall === true,
+    isBlocked: (_, verdict: BeforeToolCallResult | undefined) => verdict?.block === true,
   },
   actions: {
+    /** Looks the tool up, applies `prepareArguments` and validates. Stand-in: accepts the raw arguments. */
+    prepareArguments: assign({ args: ({ context }) => context.toolCall.arguments }),
     settleWithRefusal: assign({
       settled: ({ context }) => ({ result: errorResult(context.refusal ?? ""), isError: true }),
     }),
-    reportQueued: sendParent(({ context }): ToolCallToLoopEvent => ({
+    settleBlocked: assign({
+      settled: (_, verdict: BeforeToolCallResult | undefined) => {
+        const result = errorResult(verdict?.reason || BLOCKED_MESSAGE);
+        return { result: verdict?.terminate === undefined ? result : { ...result, terminate: verdict.terminate }, isError: true };
+      },
+    }),
+    settleWithError: assign({
+      settled: (_, params: { error: unknown }) => ({ result: errorResult(errorText(params.error)), isError: true }),
+    }),
+    reportQueued: sendTo(loopOf, ({ context, self }): ToolCallToLoopEvent => ({
       type: "tool.queued",
       toolCallId: context.toolCall.id,
       index: context.index,
+      ref: self,
     })),
-    reportPrepared: sendParent(({ context }): ToolCallToLoopEvent => ({
+    reportPrepared: sendTo(loopOf, ({ context }): ToolCallToLoopEvent => ({
       type: "tool.prepared",
       toolCallId: context.toolCall.id,
       index: context.index,
     })),
-    reportExecuted: sendParent(({ context }): ToolCallToLoopEvent => ({
+    reportExecuted: sendTo(loopOf, ({ context }): ToolCallToLoopEvent => ({
       type: "tool.executed",
       toolCallId: context.toolCall.id,
       index: context.index,
     })),
-    forwardUpdate: sendParent(({ context }, params: { partialResult: AgentToolResult<unknown> }): ToolCallToLoopEvent => ({
-      type: "tool.update",
-      toolCallId: context.toolCall.id,
-      toolName: context.toolCall.name,
-      args: context.toolCall.arguments,
-      partialResult: params.partialResult,
-    })),
-    reportSettled: sendParent(({ context }): ToolCallToLoopEvent => {
-      const settled = context.settled ?? { result: errorResult("Tool call ended without a result"), isError: true };
+    reportSettled: sendTo(loopOf, ({ context }): ToolCallToLoopEvent => {
+      const settled = context.settled ?? missingResult();
       return {
         type: "tool.settled",
         toolCallId: context.toolCall.id,
@@ -125,28 +142,39 @@ export const toolCallMachine = setup({
       on: { "call.prepare": "preparing" },
     },
     preparing: {
-      always: { guard: "isRefused", target: "settled", actions: "settleWithRefusal" },
-      invoke: {
-        id: "prepareToolCall",
-        src: "prepareToolCall",
-        input: ({ context }) => ({ toolCall: context.toolCall, index: context.index }),
-        onDone: [
-          {
-            guard: { type: "settlesImmediately", params: ({ event }) => event.output },
-            target: "settled",
-            actions: assign({
-              settled: ({ event }) =>
-                event.output.kind === "immediate" ? { result: event.output.result, isError: true } : undefined,
-            }),
+      initial: "validating",
+      states: {
+        validating: {
+          always: [
+            { guard: "isRefused", target: "#toolCall.done", actions: "settleWithRefusal" },
+            { target: "checked", actions: "prepareArguments" },
+          ],
+        },
+        checked: {
+          always: [
+            { guard: "isSettled", target: "#toolCall.done" },
+            { guard: "consultsBeforeHook", target: "consultingHook" },
+            { target: "#toolCall.prepared" },
+          ],
+        },
+        consultingHook: {
+          invoke: {
+            id: "beforeToolCall",
+            src: "beforeToolCall",
+            input: ({ context }) => ({ toolCall: context.toolCall, args: context.args }),
+            onDone: [
+              {
+                guard: { type: "isBlocked", params: ({ event }) => event.output },
+                target: "#toolCall.done",
+                actions: { type: "settleBlocked", params: ({ event }) => event.output },
+              },
+              { target: "#toolCall.prepared" },
+            ],
+            onError: {
+              target: "#toolCall.done",
+              actions: { type: "settleWithError", params: ({ event }) => ({ error: event.error }) },
+            },
           },
-          {
-            target: "prepared",
-            actions: assign({ args: ({ event }) => (event.output.kind === "prepared" ? event.output.args : undefined) }),
-          },
-        ],
-        onError: {
-          target: "settled",
-          actions: assign({ settled: ({ event }) => ({ result: errorResult(errorText(event.error)), isError: true }) }),
         },
       },
     },
@@ -155,8 +183,8 @@ export const toolCallMachine = setup({
       on: {
         "call.execute": "executing",
         "call.cancel": {
-          target: "settled",
-          actions: assign({ settled: ({ event }) => ({ result: errorResult(event.reason), isError: true }) }),
+          target: "done",
+          actions: { type: "settleWithError", params: ({ event }) => ({ error: event.reason }) },
         },
       },
     },
@@ -167,39 +195,39 @@ export const toolCallMachine = setup({
         input: ({ context }) => ({ toolCall: context.toolCall, args: context.args }),
       },
       on: {
-        "execute.update": {
-          actions: { type: "forwardUpdate", params: ({ event }) => ({ partialResult: event.partialResult }) },
-        },
-        "execute.done": {
-          target: "finalizing",
-          actions: assign({ settled: ({ event }) => ({ result: event.result, isError: event.isError }) }),
-        },
+        "execute.done": [
+          {
+            guard: "consultsAfterHook",
+            target: "finalizing",
+            actions: [assign({ settled: ({ event }) => ({ result: event.result, isError: event.isError }) }), "reportExecuted"],
+          },
+          {
+            target: "done",
+            actions: [assign({ settled: ({ event }) => ({ result: event.result, isError: event.isError }) }), "reportExecuted"],
+          },
+        ],
       },
     },
     finalizing: {
-      entry: "reportExecuted",
       invoke: {
-        id: "finalizeToolCall",
-        src: "finalizeToolCall",
+        id: "afterToolCall",
+        src: "afterToolCall",
         input: ({ context }) => ({
           toolCall: context.toolCall,
           args: context.args,
-          executed: context.settled ?? { result: errorResult("Tool produced no result"), isError: true },
+          executed: context.settled ?? missingResult(),
         }),
-        onDone: { target: "settled", actions: assign({ settled: ({ event }) => event.output }) },
+        onDone: { target: "done", actions: assign({ settled: ({ event }) => event.output }) },
         onError: {
-          target: "settled",
-          actions: assign({ settled: ({ event }) => ({ result: errorResult(errorText(event.error)), isError: true }) }),
+          target: "done",
+          actions: { type: "settleWithError", params: ({ event }) => ({ error: event.error }) },
         },
       },
     },
-    settled: {
+    // Terminal, but not `type: "final"`: the call group owns the actor and stops
+    // it with the batch, so no done event can outlive the loop.
+    done: {
       entry: "reportSettled",
-      on: { "call.release": "done" },
     },
-    // Reached once the loop has appended the result and released the call; the
-    // loop waits for this done event, so none can arrive after the run ended.
-    done: { type: "final" },
   },
-  output: ({ context }) => context.settled ?? { result: errorResult("Tool call ended without a result"), isError: true },
 });

@@ -7,12 +7,14 @@ import { createActor, type Actor, type InspectionEvent, type Observer } from "xs
 import { agentLoopMachine, type AgentLoopOutput } from "../machines/agent-loop.machine.js";
 import { createRequestModelActor } from "./actors/request-model.js";
 import {
+  createAfterToolCallActor,
+  createBeforeToolCallActor,
   createExecuteToolActor,
-  createFinalizeToolCallActor,
-  createPrepareToolCallActor,
+  createPrepareArgumentsAction,
 } from "./actors/tool-call-actors.js";
 import { createTurnHookActors, sequentialToolNames } from "./actors/turn-hook-actors.js";
 import { toolCallMachine } from "../machines/tool-call.machine.js";
+import { callChunkMachine, callGroupMachine } from "../machines/call-group.machine.js";
 import { EventStream } from "./event-stream.js";
 import { assertContinuable, assertLoopInput } from "./loop-input.js";
 import { createRunEnvironment, type RunEnvironment } from "./run-environment.js";
@@ -40,21 +42,30 @@ export interface CreateAgentLoopActorOptions {
   streamFn: StreamFn;
   /** An XState inspector, e.g. `createBrowserInspector().inspect` or `createSkyInspector().inspect` from `@statelyai/inspect`. */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /**
+   * Receives every event of the run, in order. (`actor.on(...)` sees the chart's
+   * own events; streaming updates — `message_update`, `tool_execution_update` and a
+   * streamed response's `message_start` — bypass the chart and arrive only here.)
+   */
+  onEvent?: (event: AgentEvent) => void;
 }
 
 /** The loop machine with a run's real actors provided. */
 export function provideRunActors(env: RunEnvironment) {
+  const toolCall = toolCallMachine.provide({
+    actions: { prepareArguments: createPrepareArgumentsAction(env) },
+    actors: {
+      beforeToolCall: createBeforeToolCallActor(env),
+      executeTool: createExecuteToolActor(env),
+      afterToolCall: createAfterToolCallActor(env),
+    },
+  });
+  const callChunk = callChunkMachine.provide({ actors: { toolCall } });
   return agentLoopMachine.provide({
     actors: {
       requestModel: createRequestModelActor(env),
       ...createTurnHookActors(env),
-      toolCall: toolCallMachine.provide({
-        actors: {
-          prepareToolCall: createPrepareToolCallActor(env),
-          executeTool: createExecuteToolActor(env),
-          finalizeToolCall: createFinalizeToolCallActor(env),
-        },
-      }),
+      callGroup: callGroupMachine.provide({ actors: { callChunk, toolCall } }),
     },
   });
 }
@@ -74,7 +85,8 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
   if (typeof streamFn !== "function") {
     throw new TypeError("streamFn is required: pass a StreamFn (e.g. pi-ai's streamSimple or createScriptedModel().streamFn)");
   }
-  const env = createRunEnvironment({ config, streamFn, signal, tools: context.tools });
+  const onEvent = options.onEvent;
+  const env = createRunEnvironment({ config, streamFn, signal, tools: context.tools, ...(onEvent ? { emit: onEvent } : {}) });
   const machine = provideRunActors(env);
   const actor = createActor(machine, {
     input: {
@@ -87,6 +99,8 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
       sequentialTools: sequentialToolNames(env),
       ...(config.maxTurns !== undefined ? { maxTurns: config.maxTurns } : {}),
       hooks: {
+        beforeToolCall: typeof config.beforeToolCall === "function",
+        afterToolCall: typeof config.afterToolCall === "function",
         steering: typeof config.getSteeringMessages === "function",
         followUp: typeof config.getFollowUpMessages === "function",
         shouldStopAfterTurn: typeof config.shouldStopAfterTurn === "function",
@@ -97,6 +111,7 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
     ...(options.inspect ? { inspect: options.inspect } : {}),
   });
   env.readLoop = () => actor.getSnapshot().context;
+  if (onEvent) actor.on("*", onEvent);
   if (signal) {
     const onAbort = () => actor.send({ type: "run.abort" });
     if (signal.aborted) queueMicrotask(onAbort);
@@ -109,13 +124,12 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
   return actor;
 }
 
-/** Runs the actor to completion, delivering every event to `deliver`. Never rejects for a loop fault. */
+/** Starts the actor and resolves with its output. Never rejects for a loop fault: it ends the protocol instead. */
 function runActor(actor: AgentLoopActor, deliver: (event: AgentEvent) => void): Promise<AgentLoopOutput> {
   return new Promise((resolve) => {
     let ended = false;
-    actor.on("*", (event) => {
-      if (event.type === "agent_end") ended = true;
-      deliver(event);
+    actor.on("agent_end", () => {
+      ended = true;
     });
     actor.subscribe({
       complete: () => resolve(actor.getSnapshot().output as AgentLoopOutput),
@@ -139,9 +153,10 @@ function createAgentStream(): EventStream<AgentEvent, AgentMessage[]> {
 }
 
 function streamRun(options: CreateAgentLoopActorOptions): EventStream<AgentEvent, AgentMessage[]> {
-  const actor = createAgentLoopActor(options);
   const stream = createAgentStream();
-  void runActor(actor, (event) => stream.push(event)).then((output) => stream.end(output.messages));
+  const deliver = (event: AgentEvent) => stream.push(event);
+  const actor = createAgentLoopActor({ ...options, onEvent: deliver });
+  void runActor(actor, deliver).then((output) => stream.end(output.messages));
   return stream;
 }
 
@@ -230,8 +245,8 @@ export async function runAgentLoop(
   signal?: AbortSignal,
   streamFn?: StreamFn,
 ): Promise<AgentMessage[]> {
-  const actor = createAgentLoopActor({ prompts, context, config, ...(signal ? { signal } : {}), streamFn: requireStreamFn(streamFn) });
   const sink = orderedSink(emit);
+  const actor = createAgentLoopActor({ prompts, context, config, ...(signal ? { signal } : {}), streamFn: requireStreamFn(streamFn), onEvent: sink.deliver });
   const output = await runActor(actor, sink.deliver);
   await sink.drained();
   return output.messages;
@@ -246,8 +261,8 @@ export async function runAgentLoopContinue(
   streamFn?: StreamFn,
 ): Promise<AgentMessage[]> {
   assertContinuable(context);
-  const actor = createAgentLoopActor({ context, config, ...(signal ? { signal } : {}), streamFn: requireStreamFn(streamFn) });
   const sink = orderedSink(emit);
+  const actor = createAgentLoopActor({ context, config, ...(signal ? { signal } : {}), streamFn: requireStreamFn(streamFn), onEvent: sink.deliver });
   const output = await runActor(actor, sink.deliver);
   await sink.drained();
   return output.messages;

@@ -4,7 +4,7 @@
  * Nothing here is persisted; a restored run gets a fresh environment.
  */
 import type { AgentLoopContext } from "../machines/agent-loop.machine.js";
-import type { AgentContext, AgentLoopConfig, AgentTool, AssistantMessage, StreamFn, Tool } from "./types.js";
+import type { AgentContext, AgentEvent, AgentLoopConfig, AgentTool, AssistantMessage, StreamFn, Tool } from "./types.js";
 import { toJsonSchema } from "./validation.js";
 
 /** The per-run services the actors use. */
@@ -20,6 +20,12 @@ export interface RunEnvironment {
   declaredTools: Tool[] | undefined;
   /** Reads the loop's current context; set once the actor exists. */
   readLoop: () => AgentLoopContext;
+  /**
+   * The run's event sink. The chart's own events reach it through `actor.on("*")`;
+   * streaming updates (`message_start` of a streamed response, `message_update`,
+   * `tool_execution_update`) are delivered here directly, without a transition.
+   */
+  emit: (event: AgentEvent) => void;
 }
 
 /** Builds the environment for a tool list. */
@@ -28,6 +34,7 @@ export function createRunEnvironment(options: {
   streamFn: StreamFn;
   signal: AbortSignal | undefined;
   tools: AgentTool[] | undefined;
+  emit?: (event: AgentEvent) => void;
 }): RunEnvironment {
   const env: RunEnvironment = {
     config: options.config,
@@ -39,6 +46,7 @@ export function createRunEnvironment(options: {
     readLoop: () => {
       throw new Error("The loop's context is not readable before the actor is created");
     },
+    emit: options.emit ?? (() => undefined),
   };
   setTools(env, options.tools);
   return env;

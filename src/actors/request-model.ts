@@ -1,9 +1,10 @@
 /**
  * The `requestModel` actor: one model request, streamed.
  *
- * transformContext → convertToLlm → API key → stream function. Sends
- * `model.start` (partial appended), `model.update` per intermediate event of any
- * kind, and exactly one `model.done` with the final message. Never fails: a
+ * transformContext → convertToLlm → API key → stream function. Emits
+ * `message_start` on the stream's `start` and `message_update` for every
+ * intermediate event of any kind straight to the run's sink (no transition per
+ * token), then sends the chart exactly one `model.done`. Never fails: a
  * throwing hook or a stream function that breaks its contract becomes a final
  * message with stopReason `error` (or `aborted` when the signal fired).
  */
@@ -89,12 +90,12 @@ export function createRequestModelActor(env: RunEnvironment) {
         if (stopped) return;
         if (event.type === "start") {
           started = true;
-          send({ type: "model.start", partial: { ...event.partial } });
+          env.emit({ type: "message_start", message: { ...event.partial } });
         } else if (event.type === "done" || event.type === "error") {
           finish(await stream.result());
           return;
         } else if (started) {
-          send({ type: "model.update", partial: { ...event.partial }, streamEvent: event });
+          env.emit({ type: "message_update", message: { ...event.partial }, assistantMessageEvent: event });
         }
       }
       finish(await stream.result());

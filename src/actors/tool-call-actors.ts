@@ -1,67 +1,66 @@
 /**
- * The named actors of a tool call: `prepareToolCall`, `executeTool` and
- * `finalizeToolCall`. Each turns every failure into an error result; none rejects
- * for a tool's or hook's fault.
+ * The named implementations of a tool call: the `prepareArguments` action
+ * (lookup, shim, validation — pure with respect to the run's tools) and the
+ * `beforeToolCall`, `executeTool` and `afterToolCall` actors. Every failure
+ * becomes an error result; none rejects for a tool's or hook's fault.
  */
-import { fromCallback, fromPromise } from "xstate";
-import type {
-  ExecuteToolEvent,
-  SettledToolCall,
-  ToolCallInput,
-  ToolCallPreparation,
-} from "../../machines/events.js";
+import { assign, fromCallback, fromPromise } from "xstate";
+import type { ExecuteToolEvent, LoopToToolCallEvent, SettledToolCall } from "../../machines/events.js";
+
+type ToolCallMachineEvent = LoopToToolCallEvent | ExecuteToolEvent;
 import { ABORTED_MESSAGE } from "../../machines/agent-loop.machine.js";
 import {
   errorResult,
   errorText,
   type ExecuteToolInput,
   type FinalizeToolCallInput,
+  type ToolCallContext,
 } from "../../machines/tool-call.machine.js";
-import type { AgentToolResult } from "../types.js";
+import type { AgentToolResult, BeforeToolCallResult } from "../types.js";
 import { currentAssistant, hookContext, type RunEnvironment } from "../run-environment.js";
 import { validateToolArguments } from "../validation.js";
 
-/** Text of the result when `beforeToolCall` blocks without a reason. */
-export const BLOCKED_MESSAGE = "Tool execution was blocked";
+export { BLOCKED_MESSAGE } from "../../machines/tool-call.machine.js";
 
-const immediate = (text: string, terminate?: boolean): ToolCallPreparation => ({
-  kind: "immediate",
-  result: terminate === undefined ? errorResult(text) : { ...errorResult(text), terminate },
-  isError: true,
-});
+const failed = (text: string): SettledToolCall => ({ result: errorResult(text), isError: true });
 
 /** A tool's return value with `content` guaranteed to be an array. */
 function normalizeResult(value: unknown): AgentToolResult<unknown> {
-  if (typeof value !== "object" || value === null) {
-    return { content: [], details: value ?? {} };
-  }
+  if (typeof value !== "object" || value === null) return { content: [], details: value ?? {} };
   const result = value as AgentToolResult<unknown>;
   return Array.isArray(result.content) ? result : { ...result, content: [] };
 }
 
-/** Creates `prepareToolCall`: lookup, `prepareArguments`, validation with coercion, `beforeToolCall`. */
-export function createPrepareToolCallActor(env: RunEnvironment) {
-  return fromPromise<ToolCallPreparation, ToolCallInput>(async ({ input }) => {
-    const { toolCall } = input;
-    if (env.signal?.aborted) return immediate(ABORTED_MESSAGE);
-    const tool = env.toolsByName.get(toolCall.name);
-    if (!tool) return immediate(`Tool ${toolCall.name} not found`);
-    try {
-      const raw = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
-      const args = validateToolArguments(tool, raw);
-      const before = env.config.beforeToolCall;
-      if (before) {
-        const verdict = await before(
-          { assistantMessage: currentAssistant(env), toolCall, args, context: hookContext(env) },
-          env.signal,
-        );
-        if (verdict?.block) return immediate(verdict.reason || BLOCKED_MESSAGE, verdict.terminate);
-      }
-      if (env.signal?.aborted) return immediate(ABORTED_MESSAGE);
-      return { kind: "prepared", args };
-    } catch (error) {
-      return immediate(errorText(error));
-    }
+/** Lookup, `prepareArguments` and validation with coercion, or the immediate error result. */
+function prepare(env: RunEnvironment, context: ToolCallContext): Pick<ToolCallContext, "args" | "settled"> {
+  const { toolCall } = context;
+  if (env.signal?.aborted) return { settled: failed(ABORTED_MESSAGE) };
+  const tool = env.toolsByName.get(toolCall.name);
+  if (!tool) return { settled: failed(`Tool ${toolCall.name} not found`) };
+  try {
+    const raw = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
+    return { args: validateToolArguments(tool, raw) };
+  } catch (error) {
+    return { settled: failed(errorText(error)) };
+  }
+}
+
+/** Creates the `prepareArguments` action of a run. */
+export function createPrepareArgumentsAction(env: RunEnvironment) {
+  return assign<ToolCallContext, ToolCallMachineEvent, unknown, ToolCallMachineEvent, never>(({ context }) =>
+    prepare(env, context),
+  );
+}
+
+/** Creates the `beforeToolCall` actor: `{ block: true }` becomes an error result; an abort meanwhile blocks too. */
+export function createBeforeToolCallActor(env: RunEnvironment) {
+  return fromPromise<BeforeToolCallResult | undefined, ExecuteToolInput>(async ({ input }) => {
+    const hook = env.config.beforeToolCall;
+    const verdict = hook
+      ? await hook({ assistantMessage: currentAssistant(env), toolCall: input.toolCall, args: input.args, context: hookContext(env) }, env.signal)
+      : undefined;
+    if (!verdict?.block && env.signal?.aborted) return { block: true, reason: ABORTED_MESSAGE };
+    return verdict;
   });
 }
 
@@ -74,16 +73,24 @@ export function createExecuteToolActor(env: RunEnvironment) {
       settled = true;
       sendBack(event);
     };
-    const tool = env.toolsByName.get(input.toolCall.name);
+    const { toolCall } = input;
+    const tool = env.toolsByName.get(toolCall.name);
     if (!tool) {
-      finish({ type: "execute.done", result: errorResult(`Tool ${input.toolCall.name} not found`), isError: true });
+      finish({ type: "execute.done", result: errorResult(`Tool ${toolCall.name} not found`), isError: true });
       return;
     }
     const onUpdate = (partialResult: AgentToolResult<unknown>) => {
-      if (!settled) sendBack({ type: "execute.update", partialResult });
+      if (settled) return;
+      env.emit({
+        type: "tool_execution_update",
+        toolCallId: toolCall.id,
+        toolName: toolCall.name,
+        args: toolCall.arguments,
+        partialResult,
+      });
     };
     Promise.resolve()
-      .then(() => tool.execute(input.toolCall.id, input.args as never, env.signal, onUpdate))
+      .then(() => tool.execute(toolCall.id, input.args as never, env.signal, onUpdate))
       .then(
         (result) => finish({ type: "execute.done", result: normalizeResult(result), isError: false }),
         (error: unknown) => finish({ type: "execute.done", result: errorResult(errorText(error)), isError: true }),
@@ -94,22 +101,15 @@ export function createExecuteToolActor(env: RunEnvironment) {
   });
 }
 
-/** Creates `finalizeToolCall`: `afterToolCall` overrides field by field (no deep merge); a throw becomes an error result. */
-export function createFinalizeToolCallActor(env: RunEnvironment) {
+/** Creates `afterToolCall`: overrides field by field (no deep merge); a throw becomes an error result. */
+export function createAfterToolCallActor(env: RunEnvironment) {
   return fromPromise<SettledToolCall, FinalizeToolCallInput>(async ({ input }) => {
-    const after = env.config.afterToolCall;
-    if (!after) return input.executed;
+    const hook = env.config.afterToolCall;
+    if (!hook) return input.executed;
     const { result, isError } = input.executed;
     try {
-      const override = await after(
-        {
-          assistantMessage: currentAssistant(env),
-          toolCall: input.toolCall,
-          args: input.args,
-          result,
-          isError,
-          context: hookContext(env),
-        },
+      const override = await hook(
+        { assistantMessage: currentAssistant(env), toolCall: input.toolCall, args: input.args, result, isError, context: hookContext(env) },
         env.signal,
       );
       if (!override) return input.executed;
@@ -123,7 +123,7 @@ export function createFinalizeToolCallActor(env: RunEnvironment) {
       if (usage !== undefined) merged.usage = usage;
       return { result: merged, isError: override.isError ?? isError };
     } catch (error) {
-      return { result: errorResult(errorText(error)), isError: true };
+      return failed(errorText(error));
     }
   });
 }

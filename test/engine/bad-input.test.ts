@@ -67,3 +67,22 @@ describe("bad input", () => {
     expect(events.at(-1)).toMatchObject({ exitReason: "error", errorMessage: "bad mapping" });
   });
 });
+
+describe("hook failures keep the protocol well formed", () => {
+  it("ends the first turn with a failed response when the initial steering poll throws", async () => {
+    const stream = mockStream([{ text: "never" }]);
+    const { events, result } = await collect(
+      agentLoop([user("x")], { systemPrompt: "", messages: [] }, baseConfig({
+        getSteeringMessages: async () => {
+          throw new Error("queue offline");
+        },
+      }), undefined, stream),
+    );
+    expect(stream.requests).toHaveLength(0);
+    expect(events.map((e) => e.type)).toEqual([
+      "agent_start", "turn_start", "message_start", "message_end", "message_start", "message_end", "turn_end", "agent_end",
+    ]);
+    expect(result.at(-1)).toMatchObject({ role: "assistant", stopReason: "error", errorMessage: "getSteeringMessages threw: queue offline" });
+    expect(events.at(-1)).toMatchObject({ exitReason: "error" });
+  });
+});

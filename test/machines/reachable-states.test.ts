@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { AnyActorRef } from "xstate";
 import { getAdjacencyMap } from "xstate/graph";
 import { agentLoopMachine, type AgentLoopInput } from "../../machines/index.js";
 import type { AgentLoopEvent } from "../../machines/events.js";
@@ -14,6 +15,9 @@ const response = (kind: "text" | "call" | "length" | "error"): AssistantMessage 
       ? assistant({ stopReason: "error", errorMessage: "x" })
       : assistant({ calls: [{ id: "c", name: "t", arguments: {} }], ...(kind === "length" ? { stopReason: "length" as const } : {}) });
 
+/** Stands in for a tool-call actor: exploration is pure, so nothing is ever sent to it. */
+const inertRef = { id: "c", send: () => undefined } as unknown as AnyActorRef;
+
 /** What the world can do in a given snapshot: an abstract event alphabet. */
 function worldEvents(snapshot: Snapshot): AgentLoopEvent[] {
   const { batch } = snapshot.context;
@@ -23,7 +27,7 @@ function worldEvents(snapshot: Snapshot): AgentLoopEvent[] {
       events.push({ type: "model.done", message: response(kind), started: false });
     }
   }
-  if (batch && batch.queued < batch.calls.length) events.push({ type: "tool.queued", toolCallId: "c", index: batch.queued });
+  if (batch && batch.queued < batch.calls.length) events.push({ type: "tool.queued", toolCallId: "c", index: batch.queued, ref: inertRef });
   if (batch && batch.started > 0) {
     const index = batch.started - 1;
     const base = { toolCallId: "c", index };
@@ -31,7 +35,7 @@ function worldEvents(snapshot: Snapshot): AgentLoopEvent[] {
     events.push({ type: "tool.executed", ...base });
     events.push({ type: "tool.settled", ...base, toolName: "t", result: { content: [], details: {}, terminate: true }, isError: false });
     events.push({ type: "tool.settled", ...base, toolName: "t", result: { content: [], details: {} }, isError: true });
-    events.push({ type: "xstate.done.actor.c", actorId: "c" });
+    events.push({ type: "group.synced" });
   }
   const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as unknown as AgentLoopEvent;
   events.push(done("pollSteering", []), done("pollSteering", [{ role: "user", content: "steer", timestamp: 0 }]));
@@ -59,7 +63,7 @@ describe("the loop machine's reachable states", () => {
       events: worldEvents,
       serializeState: (snapshot) => {
         const { batch, turn, aborted, terminated, pending, exitReason } = snapshot.context;
-        return JSON.stringify([snapshot.value, exitReason, turn, aborted, terminated, pending.length, batch && [batch.queued, batch.started, batch.waiting.length, batch.executing, batch.settledCount, batch.appended, batch.releasing, batch.sequential]]);
+        return JSON.stringify([snapshot.value, exitReason, turn, aborted, terminated, pending.length, batch && [batch.queued, batch.started, batch.waiting.length, batch.executing, batch.settledCount, batch.appended, batch.sequential]]);
       },
       limit: 20_000,
     });
