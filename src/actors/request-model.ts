@@ -39,9 +39,16 @@ export function failedResponse(model: Model, error: unknown, signal: AbortSignal
   };
 }
 
+/**
+ * How far each array convertToLlm returned was already checked. A convertToLlm that
+ * returns the live transcript (identity) hands back the same, only-growing array
+ * every turn; checking just its new tail keeps a long run linear.
+ */
+const checkedLength = new WeakMap<unknown[], number>();
+
 function checkLlmMessages(messages: unknown): Message[] {
   if (!Array.isArray(messages)) throw new TypeError("convertToLlm must return an array of messages");
-  for (let index = 0; index < messages.length; index++) {
+  for (let index = checkedLength.get(messages) ?? 0; index < messages.length; index++) {
     const role = (messages[index] as { role?: unknown } | null)?.role;
     if (!LLM_ROLES.has(role as string)) {
       throw new TypeError(
@@ -50,6 +57,7 @@ function checkLlmMessages(messages: unknown): Message[] {
       );
     }
   }
+  checkedLength.set(messages, messages.length);
   return messages as Message[];
 }
 
