@@ -35,6 +35,7 @@ import type {
   ToolCallInput,
   TurnHookInput,
 } from "./events.js";
+import { createEmptyAssistantMessage } from "../src/providers/assistant-stream.js";
 import { callGroupMachine, type CallGroupInput } from "./call-group.machine.js";
 import { errorText } from "./tool-call.machine.js";
 
@@ -665,24 +666,7 @@ function finalExitReason(context: AgentLoopContext): ExitReason {
 
 /** The assistant message standing for a turn that failed before the model answered. */
 function failedResponse(model: Model, errorMessage: string): AssistantMessage {
-  return {
-    role: "assistant",
-    content: [],
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
-    usage: {
-      input: 0,
-      output: 0,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 0,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
-    stopReason: "error",
-    errorMessage,
-    timestamp: Date.now(),
-  };
+  return { ...createEmptyAssistantMessage(model), stopReason: "error", errorMessage };
 }
 
 function callGroupInput(context: AgentLoopContext, loop: AnyActorRef): CallGroupInput {

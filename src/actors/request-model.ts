@@ -13,6 +13,7 @@ import type { ModelStreamEvent, RequestModelInput } from "../../machines/events.
 import { errorText } from "../../machines/tool-call.machine.js";
 import type { AssistantMessage, Context, Message, Model, SimpleStreamOptions } from "../types.js";
 import type { RunEnvironment } from "../run-environment.js";
+import { createEmptyAssistantMessage } from "../providers/assistant-stream.js";
 
 const LLM_ROLES = new Set(["user", "assistant", "toolResult"]);
 
@@ -20,22 +21,9 @@ const LLM_ROLES = new Set(["user", "assistant", "toolResult"]);
 export function failedResponse(model: Model, error: unknown, signal: AbortSignal | undefined): AssistantMessage {
   const aborted = signal?.aborted === true;
   return {
-    role: "assistant",
-    content: [],
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
-    usage: {
-      input: 0,
-      output: 0,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 0,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
+    ...createEmptyAssistantMessage(model),
     stopReason: aborted ? "aborted" : "error",
     errorMessage: aborted ? "Request was aborted" : errorText(error),
-    timestamp: Date.now(),
   };
 }
 
