@@ -6,9 +6,10 @@
  * of world events that reaches it.
  */
 import { fromCallback, type AnyStateMachine, type AnyTransitionDefinition } from "xstate";
+import { callGroupMachine } from "../../machines/call-group.machine.js";
 import { toolCallMachine } from "../../machines/tool-call.machine.js";
 import { explore } from "./explore.js";
-import { baseLoopInput, createLoopWorld, SERIAL_TOOL, type HookOutcome, type LoopWorldState } from "./loop-world.js";
+import { baseLoopInput, createLoopWorld, SERIAL_TOOL, worldPrepareArguments, type HookOutcome, type LoopWorldState } from "./loop-world.js";
 import { coverageOf } from "./machine-transitions.js";
 import { createStepRecorder } from "./record-step.js";
 import {
@@ -40,8 +41,10 @@ export interface CheckAgentLoopOptions {
   abstractContext?: (context: unknown) => unknown;
   /** Traversal cap per configuration (default 2,000,000 iterations); exceeding it throws. */
   limit?: number;
-  /** The tool-call machine the loop spawns (default: the shipped `toolCallMachine`). */
+  /** The tool-call machine the call group spawns (default: the shipped `toolCallMachine`). Its `prepareArguments` action is replaced by the world's. */
   toolCallMachine?: AnyStateMachine;
+  /** The call group the loop invokes per batch (default: the shipped `callGroupMachine`). */
+  callGroupMachine?: AnyStateMachine;
 }
 
 /** The configurations explored by default: every hook with `maxTurns`, and no hook with sequential tools and no cap. */
@@ -66,6 +69,12 @@ function withStandIns(machine: AnyStateMachine): AnyStateMachine {
   return machine.provide({ actors: Object.fromEntries(names.map((name) => [name, idle])) } as never);
 }
 
+/** A tool-call machine whose preparation outcome the world decides (see {@link worldPrepareArguments}). */
+function withWorldPreparation(machine: AnyStateMachine): AnyStateMachine {
+  const actions = (machine.implementations as { actions?: Record<string, unknown> }).actions ?? {};
+  return "prepareArguments" in actions ? machine.provide({ actions: { prepareArguments: worldPrepareArguments } } as never) : machine;
+}
+
 /**
  * Model-checks `machine` (an agent loop machine: same events, emitted protocol
  * and named actors as `agentLoopMachine`) and returns the report. Never throws
@@ -82,21 +91,24 @@ export function checkAgentLoop(machine: AnyStateMachine, options: CheckAgentLoop
   const maxCalls = options.maxCalls ?? DEFAULT_MODEL_CHECK_MAX_CALLS;
   const configurations = options.configurations ?? defaultModelCheckConfigurations(turns);
   const explored = withStandIns(machine);
-  const callMachine = withStandIns(options.toolCallMachine ?? toolCallMachine);
+  const callMachine = withWorldPreparation(withStandIns(options.toolCallMachine ?? toolCallMachine));
+  const groupMachine = withStandIns(options.callGroupMachine ?? callGroupMachine);
   const recorders = { loop: createStepRecorder(), call: createStepRecorder({ withParent: true }) };
-  const taken = new Set<AnyTransitionDefinition>();
-  const takenByCalls = new Set<AnyTransitionDefinition>();
+  const taken = { loop: new Set<AnyTransitionDefinition>(), call: new Set<AnyTransitionDefinition>(), group: new Set<AnyTransitionDefinition>() };
   const violations: ModelCheckViolation[] = [];
   const reports: ConfigurationReport[] = [];
   for (const configuration of configurations) {
     const input = { ...baseLoopInput(), ...configuration.input, mutableTranscript: false };
     const world = createLoopWorld(
-      explored,
-      callMachine,
+      {
+        loop: explored,
+        call: callMachine,
+        group: groupMachine,
+        recorders,
+        onTransitions: (transitions, of) => transitions.forEach((transition) => taken[of].add(transition)),
+      },
       input,
       { maxCalls, ...(options.hookOutcomes ? { hookOutcomes: options.hookOutcomes } : {}), ...(options.abstractContext ? { abstractContext: options.abstractContext } : {}) },
-      recorders,
-      (transitions, of) => transitions.forEach((transition) => (of === "loop" ? taken : takenByCalls).add(transition)),
     );
     const result = explore<LoopWorldState, ReturnType<typeof world.events>[number]>(
       { ...world, isFrontier: (state) => state.monitor.turns > turns },
@@ -105,7 +117,7 @@ export function checkAgentLoop(machine: AnyStateMachine, options: CheckAgentLoop
     reports.push({ name: configuration.name, states: result.states, edges: result.edges, paths: result.paths, frontier: result.frontier });
     violations.push(...result.violations.map((violation) => ({ ...violation, configuration: configuration.name })));
   }
-  const coverage = coverageOf(explored, taken);
+  const coverage = coverageOf(explored, taken.loop);
   return {
     states: reports.reduce((sum, report) => sum + report.states, 0),
     transitions: coverage.transitions,
@@ -118,6 +130,7 @@ export function checkAgentLoop(machine: AnyStateMachine, options: CheckAgentLoop
     invariants: INVARIANTS,
     configurations: reports,
     coverage,
-    toolCallCoverage: coverageOf(callMachine, takenByCalls),
+    toolCallCoverage: coverageOf(callMachine, taken.call),
+    callGroupCoverage: coverageOf(groupMachine, taken.group),
   };
 }

@@ -41,14 +41,28 @@ export function explore<S extends { status: string; violations: StepViolation[] 
   limit: number,
 ): Exploration {
   const isEnd = (state: S) => state.status !== "active" || state.violations.length > 0 || world.isFrontier?.(state) === true;
+  // Each abstract state is kept once: a step that reaches a known state returns the
+  // stored object, so the adjacency map holds no duplicates and each state is serialized once.
+  const keyOf = new WeakMap<S, string>();
+  const canonical = new Map<string, S>();
+  const intern = (state: S): S => {
+    const key = world.serialize(state);
+    const known = canonical.get(key);
+    if (known) return known;
+    canonical.set(key, state);
+    keyOf.set(state, key);
+    return state;
+  };
+  const serialize = (state: S): string => keyOf.get(state) ?? world.serialize(state);
+  const initial = intern(world.initial);
   const logic = {
-    transition: (state: S, event: E) => world.next(state, event),
-    getInitialSnapshot: () => world.initial,
+    transition: (state: S, event: E) => intern(world.next(state, event)),
+    getInitialSnapshot: () => initial,
     getPersistedSnapshot: (state: S) => state,
   } as unknown as ActorLogic<S & { output: undefined; error: undefined; status: "active" }, E>;
   const adjacency = getAdjacencyMap(logic, {
-    fromState: world.initial as never,
-    serializeState: (state) => world.serialize(state as unknown as S),
+    fromState: initial as never,
+    serializeState: (state) => serialize(state as unknown as S),
     serializeEvent: (event) => event.type,
     events: (state) => (isEnd(state as unknown as S) ? [] : world.events(state as unknown as S)),
     stopWhen: (state) => isEnd(state as unknown as S),
@@ -61,10 +75,10 @@ export function explore<S extends { status: string; violations: StepViolation[] 
   const out: { event: string; to: number }[][] = keys.map((key) =>
     Object.values(adjacency[key as keyof typeof adjacency]!.transitions).map((transition) => ({
       event: (transition.event as EventObject).type,
-      to: index.get(world.serialize(transition.state as unknown as S)) as number,
+      to: index.get(serialize(transition.state as unknown as S)) as number,
     })),
   );
-  const start = index.get(world.serialize(world.initial)) as number;
+  const start = index.get(serialize(initial)) as number;
 
   // Shortest paths (BFS parents) for counterexamples.
   const parent = new Array<{ from: number; event: string } | null>(keys.length).fill(null);

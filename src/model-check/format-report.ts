@@ -34,6 +34,9 @@ export function formatReport(report: ModelCheckReport): string {
   const calls = report.toolCallCoverage;
   lines.push(`tool-call machine: ${calls.covered}/${calls.transitions} transitions covered (${percent(calls.covered, calls.transitions)}%)`);
   for (const key of calls.uncovered) lines.push(`  not covered: ${key}`);
+  const group = report.callGroupCoverage;
+  lines.push(`call group machine: ${group.covered}/${group.transitions} transitions covered (${percent(group.covered, group.transitions)}%)`);
+  for (const key of group.uncovered) lines.push(`  not covered: ${key}`);
   lines.push(`invariants checked on every path: ${report.invariants.join(", ")}`);
   lines.push(`time: ${(report.durationMs / 1000).toFixed(1)} s`);
   if (report.violations.length) {
@@ -44,8 +47,8 @@ export function formatReport(report: ModelCheckReport): string {
   return lines.join("\n");
 }
 
-/** Whether the report passes: no violation and every transition of both machines covered. */
+/** Whether the report passes: no violation and every transition of the loop, tool-call and call group machines covered. */
 export function reportPasses(report: ModelCheckReport): boolean {
-  const childCovered = report.toolCallCoverage.covered === report.toolCallCoverage.transitions;
-  return report.violations.length === 0 && report.covered === report.transitions && childCovered;
+  const complete = (coverage: { covered: number; transitions: number }) => coverage.covered === coverage.transitions;
+  return report.violations.length === 0 && report.covered === report.transitions && complete(report.toolCallCoverage) && complete(report.callGroupCoverage);
 }

@@ -1,13 +1,13 @@
 /**
  * The abstract world around the loop machine: what the model, the tools, the
  * hooks and the user can do next, as explicit events. A world state pairs the
- * loop's real snapshot with the real snapshot of each tool-call actor it spawned
- * (their own actors — prepare, execute, finalize — are inert stand-ins whose
- * answers are world events), whether the model stream has started, and the
- * invariant monitor.
+ * loop's real snapshot with the real snapshots of the batch's call group and of
+ * each tool-call actor the group owns (their own actors — beforeToolCall,
+ * executeTool, afterToolCall — are inert stand-ins whose answers are world
+ * events), whether the model stream has started, and the invariant monitor.
  */
-import type { AnyMachineSnapshot, AnyStateMachine, AnyTransitionDefinition, EventObject } from "xstate";
-import type { AgentMessage, AssistantMessage, Model, StopReason, ToolCall } from "../types.js";
+import { assign, type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, type AnyTransitionDefinition, type EventObject } from "xstate";
+import type { AgentEvent, AgentMessage, AssistantMessage, Model, StopReason, ToolCall } from "../types.js";
 import {
   createMonitor,
   observeEmitted,
@@ -17,8 +17,7 @@ import {
   type StepViolation,
   type WorldFact,
 } from "./protocol-monitor.js";
-import { emittedEvent, PARENT_ID, sentEvent, spawnedChild, stoppedChild, type StepRecorder } from "./record-step.js";
-import type { AgentEvent } from "../types.js";
+import { emittedEvent, sentEvent, spawnedChild, stoppedChild, type RecordedAction, type RecordedStep, type StepRecorder } from "./record-step.js";
 
 /** One tool-call actor of the current batch: the real tool-call machine's snapshot. */
 export interface WorldCall {
@@ -26,15 +25,21 @@ export interface WorldCall {
   name: string;
   index: number;
   snapshot: AnyMachineSnapshot;
-  stopped: boolean;
 }
 
-/** A state of the product of the loop, its tool-call actors and the world. */
+/** The current batch's call group: its id in the loop, and the real group machine's snapshot. */
+export interface WorldGroup {
+  id: string;
+  snapshot: AnyMachineSnapshot;
+}
+
+/** A state of the product of the loop, its call group, the group's tool-call actors and the world. */
 export interface LoopWorldState {
   status: "active" | "done" | "error";
   output: undefined;
   error: undefined;
   loop: AnyMachineSnapshot;
+  group: WorldGroup | null;
   calls: WorldCall[];
   modelStarted: boolean;
   monitor: ProtocolMonitor;
@@ -45,9 +50,11 @@ export interface LoopWorldState {
 /** One thing the world does; `type` is its readable label. */
 export interface WorldEvent extends EventObject {
   /** The event delivered, to the loop or (with `call`) to a tool-call actor. */
-  send: SentEvent;
+  send?: SentEvent;
   /** Index of the tool-call actor that receives `send`. */
   call?: number;
+  /** An event the world itself emits to the run's sink (a streamed response's `message_start`). */
+  emits?: AgentEvent;
   modelStarted?: boolean;
   fact?: WorldFact;
 }
@@ -70,6 +77,19 @@ export interface LoopWorldOptions {
   hookOutcomes?: Record<string, HookOutcome[]>;
   /** Abstracts the loop's context for state identity; must drop growing data. */
   abstractContext?: (context: unknown) => unknown;
+}
+
+/** The machines of a world and how to record their steps. */
+export interface LoopWorldMachines {
+  /** The loop machine (stand-in actors provided). */
+  loop: AnyStateMachine;
+  /** The tool-call machine (stand-in actors provided, `prepareArguments` under the world's control). */
+  call: AnyStateMachine;
+  /** The call group machine (stand-in children). */
+  group: AnyStateMachine;
+  recorders: { loop: StepRecorder; call: StepRecorder };
+  /** Receives the transitions every step took, by machine. */
+  onTransitions: (taken: AnyTransitionDefinition[], of: "loop" | "call" | "group") => void;
 }
 
 /** Name of the tool that declares sequential execution in sample batches. */
@@ -115,9 +135,25 @@ function response(stopReason: StopReason, calls: ToolCall[], text: boolean): Ass
 const SETTLE_TEXT = {
   ok: "done",
   throws: "the tool threw",
-  failed: "Tool tool not found",
-  blocked: "Tool execution was blocked",
+  invalid: "Tool tool: invalid arguments",
 } as const;
+
+/** Marks a sample call's raw arguments as failing preparation (unknown tool or invalid arguments). */
+const INVALID_FLAG = "modelCheckInvalid";
+
+/**
+ * The world's stand-in for the tool-call machine's `prepareArguments` action:
+ * arguments the world marked invalid settle at once with an error result (what
+ * an unknown tool, invalid arguments or an abort before preparing all become);
+ * the others are accepted as they are.
+ */
+export const worldPrepareArguments = assign(({ context }: { context: { toolCall: ToolCall } }) => {
+  const raw = context.toolCall.arguments as Record<string, unknown>;
+  if (raw[INVALID_FLAG] === true) {
+    return { settled: { result: { content: [{ type: "text", text: SETTLE_TEXT.invalid }], details: {} }, isError: true } };
+  }
+  return { args: raw };
+});
 
 const DEFAULT_HOOK_OUTCOMES: Record<string, HookOutcome[]> = {
   pollSteering: [
@@ -135,6 +171,9 @@ const DEFAULT_HOOK_OUTCOMES: Record<string, HookOutcome[]> = {
   prepareNextTurn: [{ label: "no change", output: undefined }],
 };
 
+/** Actor sources the world plays itself rather than answering as a hook. */
+const OWN_SOURCES = new Set(["requestModel", "callGroup", "toolCall", "callChunk"]);
+
 /** The world: initial state, events, and the step of the product. */
 export interface LoopWorld {
   initial: LoopWorldState;
@@ -146,53 +185,74 @@ export interface LoopWorld {
 /** Cap on the events one world step may cascade into (a larger cascade is reported as a livelock). */
 export const MAX_CASCADE = 10_000;
 
+/** The input a loop gives its call group: the calls, their actor ids, the loop. */
+interface GroupInput {
+  calls: { toolCall: ToolCall; index: number }[];
+  actorIds: string[];
+}
+
+const isGroupInput = (input: unknown): input is GroupInput =>
+  typeof input === "object" && input !== null && Array.isArray((input as GroupInput).calls) && Array.isArray((input as GroupInput).actorIds);
+
 /**
- * Builds the world for `machine` (stand-in actors provided) starting from
- * `input`. Tool-call actors are `callMachine` snapshots: the loop's events to
- * them and theirs to the loop are delivered in FIFO order until quiet, as the
- * runtime's mailboxes do; what the world chooses is which outside answer comes
- * next (the model, a hook, a tool's prepare/execute/finalize actor, an abort).
+ * Builds the world for the machines starting from `input`. The loop's events to
+ * its group and calls, and theirs to the loop, are delivered in FIFO order until
+ * quiet, as the runtime's mailboxes do; what the world chooses is which outside
+ * answer comes next (the model, a hook, a tool call's hook or tool, an abort).
  */
-export function createLoopWorld(
-  machine: AnyStateMachine,
-  callMachine: AnyStateMachine,
-  input: Record<string, unknown>,
-  options: LoopWorldOptions,
-  recorders: { loop: StepRecorder; call: StepRecorder },
-  onTransitions: (taken: AnyTransitionDefinition[], of: "loop" | "call") => void,
-): LoopWorld {
+export function createLoopWorld(machines: LoopWorldMachines, input: Record<string, unknown>, options: LoopWorldOptions): LoopWorld {
+  const { recorders, onTransitions } = machines;
   const hookOutcomes = { ...DEFAULT_HOOK_OUTCOMES, ...options.hookOutcomes };
   const abstractContext = options.abstractContext ?? defaultAbstractContext;
   const maxTurns = typeof input.maxTurns === "number" ? input.maxTurns : null;
+  const parentId = recorders.call.parent?.id;
 
-  type Delivery = { to: "loop" | number; event: SentEvent };
+  type Delivery = { to: "loop" | "group" | number; event: SentEvent };
+  type Previous = Pick<LoopWorldState, "calls" | "group" | "modelStarted" | "monitor"> & { loop?: AnyMachineSnapshot };
 
-  const run = (previous: Pick<LoopWorldState, "calls" | "modelStarted" | "monitor"> & { loop?: AnyMachineSnapshot }, first: Delivery | "init", event?: WorldEvent): LoopWorldState => {
+  const run = (previous: Previous, first: Delivery | "init" | null, event?: WorldEvent): LoopWorldState => {
     const monitor: ProtocolMonitor = { ...previous.monitor };
     const violations: StepViolation[] = [];
     let calls = previous.calls.slice();
+    let group = previous.group;
     let modelStarted = previous.modelStarted;
     let loop = previous.loop as AnyMachineSnapshot;
     if (event) {
       observeWorld(monitor, event.fact);
       if (event.modelStarted !== undefined) modelStarted = event.modelStarted;
+      if (event.emits) violations.push(...observeEmitted(monitor, event.emits));
     }
     const queue: Delivery[] = [];
-    const fromCall = (call: WorldCall, actions: ReturnType<StepRecorder["step"]>["actions"]) => {
-      for (const action of actions) {
-        const sent = sentEvent(action);
-        if (sent && sent.to === PARENT_ID) queue.push({ to: "loop", event: sent.event as SentEvent });
-      }
-      if (call.snapshot.status === "done") {
-        queue.push({ to: "loop", event: { type: `xstate.done.actor.${call.id}`, actorId: call.id, output: call.snapshot.output } });
+    const threw = (what: string, step: RecordedStep) => {
+      if (step.error !== undefined) {
+        violations.push({ invariant: "I3", message: `${what} threw: ${step.error instanceof Error ? step.error.message : String(step.error)}` });
       }
     };
-    const fromLoop = (step: ReturnType<StepRecorder["step"]>) => {
+    /** Events a call or the group sends to the loop. A queued call's ref becomes a stand-in with the call's actor id. */
+    const toLoop = (actions: RecordedAction[], from: WorldCall | null) => {
+      for (const action of actions) {
+        const sent = sentEvent(action);
+        if (!sent || sent.to !== parentId) continue;
+        const payload = sent.event as SentEvent;
+        queue.push({ to: "loop", event: from && "ref" in payload ? { ...payload, ref: callRef(from.id) } : payload });
+      }
+    };
+    const startGroup = (id: string, groupInput: GroupInput) => {
+      const started = recorders.call.initial(machines.group, groupInput);
+      onTransitions(started.transitions, "group");
+      group = { id, snapshot: started.snapshot };
+      calls = groupInput.calls.map((callInput, index) => {
+        const callStarted = recorders.call.initial(machines.call, { ...callInput, loop: recorders.call.parent });
+        onTransitions(callStarted.transitions, "call");
+        const call: WorldCall = { id: groupInput.actorIds[index] as string, name: callInput.toolCall.name, index, snapshot: callStarted.snapshot };
+        toLoop(callStarted.actions, call);
+        return call;
+      });
+    };
+    const fromLoop = (step: RecordedStep) => {
       onTransitions(step.transitions, "loop");
       loop = step.snapshot;
-      if (step.error !== undefined) {
-        violations.push({ invariant: "I3", message: `the machine threw: ${step.error instanceof Error ? step.error.message : String(step.error)}` });
-      }
+      threw("the machine", step);
       for (const action of step.actions) {
         const emitted = emittedEvent(action);
         if (emitted) {
@@ -200,41 +260,50 @@ export function createLoopWorld(
           continue;
         }
         const spawned = spawnedChild(action);
-        const callInput = spawned?.input as { toolCall?: ToolCall; index?: number } | undefined;
-        if (spawned && callInput?.toolCall && typeof callInput.index === "number") {
-          if (callInput.index === 0) calls = [];
-          const started = recorders.call.initial(callMachine, spawned.input);
-          onTransitions(started.transitions, "call");
-          const call: WorldCall = { id: spawned.id, name: callInput.toolCall.name, index: callInput.index, snapshot: started.snapshot, stopped: false };
-          calls[callInput.index] = call;
-          fromCall(call, started.actions);
+        if (spawned && isGroupInput(spawned.input)) {
+          startGroup(spawned.id, spawned.input);
           continue;
         }
         const sent = sentEvent(action);
-        const target = sent ? calls.findIndex((call) => call?.id === sent.to) : -1;
+        if (sent && group && sent.to === group.id) {
+          queue.push({ to: "group", event: sent.event as SentEvent });
+          continue;
+        }
+        const target = sent ? calls.findIndex((call) => call.id === sent.to) : -1;
         if (sent && target >= 0) {
           violations.push(...observeSentToCall(monitor, sent.to, sent.event.type));
           queue.push({ to: target, event: sent.event as SentEvent });
           continue;
         }
         const stopped = stoppedChild(action);
-        const stoppedIndex = stopped ? calls.findIndex((call) => call?.id === stopped) : -1;
-        if (stoppedIndex >= 0) calls[stoppedIndex] = { ...(calls[stoppedIndex] as WorldCall), stopped: true };
+        if (stopped !== undefined && group && stopped === group.id) {
+          // Stopping the group stops every call it owns.
+          group = null;
+          calls = [];
+        }
       }
     };
     const deliverToCall = (index: number, sent: SentEvent) => {
       const call = calls[index];
-      if (!call || call.stopped || call.snapshot.status !== "active") return;
-      const step = recorders.call.step(callMachine, call.snapshot, sent);
+      if (!call || call.snapshot.status !== "active") return;
+      const step = recorders.call.step(machines.call, call.snapshot, sent);
       onTransitions(step.transitions, "call");
-      if (step.error !== undefined) violations.push({ invariant: "I3", message: `a tool-call actor threw: ${String(step.error)}` });
+      threw("a tool-call actor", step);
       const next = { ...call, snapshot: step.snapshot };
       calls[index] = next;
-      fromCall(next, step.actions);
+      toLoop(step.actions, next);
+    };
+    const deliverToGroup = (sent: SentEvent) => {
+      if (!group || group.snapshot.status !== "active") return;
+      const step = recorders.call.step(machines.group, group.snapshot, sent);
+      onTransitions(step.transitions, "group");
+      threw("the call group", step);
+      group = { ...group, snapshot: step.snapshot };
+      toLoop(step.actions, null);
     };
 
-    if (first === "init") fromLoop(recorders.loop.initial(machine, input));
-    else queue.push(first);
+    if (first === "init") fromLoop(recorders.loop.initial(machines.loop, input));
+    else if (first) queue.push(first);
     for (let delivered = 0; queue.length > 0; delivered++) {
       if (delivered > MAX_CASCADE) {
         violations.push({ invariant: "I3", message: `more than ${MAX_CASCADE} events cascade without the world acting (livelock)` });
@@ -242,17 +311,22 @@ export function createLoopWorld(
       }
       const next = queue.shift() as Delivery;
       if (next.to === "loop") {
-        if (loop.status === "active") fromLoop(recorders.loop.step(machine, loop, next.event));
-      } else deliverToCall(next.to, next.event);
+        if (loop.status === "active") fromLoop(recorders.loop.step(machines.loop, loop, next.event));
+      } else if (next.to === "group") deliverToGroup(next.event);
+      else deliverToCall(next.to, next.event);
     }
     if (loop.status === "error") violations.push({ invariant: "I3", message: `the machine failed: ${String(loop.error)}` });
     if (loop.status === "done" && !monitor.ended) violations.push({ invariant: "I4", message: "the run ended without agent_end" });
-    if (monitor.ended) calls = [];
+    if (loop.status !== "active") {
+      group = null;
+      calls = [];
+    }
     return {
       status: loop.status === "done" ? "done" : loop.status === "error" ? "error" : "active",
       output: undefined,
       error: undefined,
       loop,
+      group,
       calls,
       modelStarted,
       monitor,
@@ -260,25 +334,24 @@ export function createLoopWorld(
     };
   };
 
-  const initial = run({ calls: [], modelStarted: false, monitor: createMonitor(maxTurns) }, "init");
+  const initial = run({ calls: [], group: null, modelStarted: false, monitor: createMonitor(maxTurns) }, "init");
 
   const modelEvents = (state: LoopWorldState): WorldEvent[] => {
     const events: WorldEvent[] = [];
-    const partial = response("stop", [], false);
-    // Streaming events exist only on machines that handle them (newer machines stream past the chart).
-    if (!state.modelStarted && state.loop.can({ type: "model.start", partial })) {
-      events.push({ type: "model.start", send: { type: "model.start", partial }, modelStarted: true });
-    } else if (state.modelStarted) {
-      events.push({ type: "model.update", send: { type: "model.update", partial, streamEvent: { type: "text_start", contentIndex: 0, partial } } });
+    if (!state.modelStarted) {
+      // A streamed response: the requestModel actor emits message_start to the sink itself.
+      const partial = response("stop", [], false);
+      events.push({ type: "model streams (message_start)", emits: { type: "message_start", message: partial }, modelStarted: true });
     }
     const turn = state.monitor.turns;
-    const callsOf = (count: number, serial: boolean): ToolCall[] =>
+    const callsOf = (count: number, options: { serial?: boolean; invalid?: number } = {}): ToolCall[] =>
       Array.from({ length: count }, (_, index) => ({
         type: "toolCall",
         id: `call-${turn}.${index + 1}`,
-        name: serial && index === 0 ? SERIAL_TOOL : TOOL,
-        arguments: { n: index + 1 },
+        name: options.serial && index === 0 ? SERIAL_TOOL : TOOL,
+        arguments: { n: index + 1, ...(options.invalid === index + 1 ? { [INVALID_FLAG]: true } : {}) },
       }));
+    const plural = (count: number) => `${count} call${count > 1 ? "s" : ""}`;
     const done = (label: string, message: AssistantMessage): WorldEvent => ({
       type: `model.done(${label})`,
       send: { type: "model.done", message, started: state.modelStarted },
@@ -292,12 +365,17 @@ export function createLoopWorld(
     });
     events.push(done("text", response("stop", [], true)));
     for (let count = 1; count <= options.maxCalls; count++) {
-      events.push(done(`${count} call${count > 1 ? "s" : ""}`, response("toolUse", callsOf(count, false), false)));
+      events.push(done(plural(count), response("toolUse", callsOf(count), false)));
+    }
+    // One call that fails preparation (unknown tool or invalid arguments): first of a batch, and last of the largest.
+    events.push(done(`${plural(Math.min(2, options.maxCalls))}, call 1 invalid`, response("toolUse", callsOf(Math.min(2, options.maxCalls), { invalid: 1 }), false)));
+    if (options.maxCalls >= 2) {
+      events.push(done(`${plural(options.maxCalls)}, call ${options.maxCalls} invalid`, response("toolUse", callsOf(options.maxCalls, { invalid: options.maxCalls }), false)));
     }
     const serialCount = Math.min(2, options.maxCalls);
-    events.push(done(`${serialCount} calls, first to ${SERIAL_TOOL}`.replace("1 calls", "1 call"), response("toolUse", callsOf(serialCount, true), false)));
+    events.push(done(`${plural(serialCount)}, first to ${SERIAL_TOOL}`, response("toolUse", callsOf(serialCount, { serial: true }), false)));
     for (let count = 1; count <= Math.min(2, options.maxCalls); count++) {
-      events.push(done(`length, ${count} call${count > 1 ? "s" : ""}`, response("length", callsOf(count, false), true)));
+      events.push(done(`length, ${plural(count)}`, response("length", callsOf(count), true)));
     }
     events.push(done("length, text only", response("length", [], true)));
     events.push(done("error", response("error", [], false)));
@@ -313,24 +391,14 @@ export function createLoopWorld(
 
   /** Answers of the actor a tool-call actor is waiting on, by the actor's source name. */
   const callEvents = (call: WorldCall): WorldEvent[] => {
-    if (call.stopped || call.snapshot.status !== "active") return [];
+    if (call.snapshot.status !== "active") return [];
     const label = (text: string) => `call ${call.index + 1}: ${text}`;
     const events: WorldEvent[] = [];
     for (const [id, child] of Object.entries(call.snapshot.children as Record<string, { src?: unknown }>)) {
       const src = typeof child?.src === "string" ? child.src : "";
       const done = (text: string, output: unknown): WorldEvent => ({ type: label(text), call: call.index, send: { type: `xstate.done.actor.${id}`, output } });
       const fail = (text: string): WorldEvent => ({ type: label(text), call: call.index, send: { type: `xstate.error.actor.${id}`, error: new Error(text) } });
-      const immediate = (text: string, terminate = false) => ({ kind: "immediate", result: result(text, terminate), isError: true });
-      if (src === "prepareToolCall") {
-        events.push(
-          done("prepared", { kind: "prepared", args: call.index }),
-          // Unknown tool, invalid arguments, blocked and aborted are one answer to the
-          // machines (an immediate error result); one event stands for all four.
-          done("error result (unknown tool | invalid arguments | blocked | aborted)", immediate(SETTLE_TEXT.failed)),
-          done("blocked, terminate", immediate(SETTLE_TEXT.blocked, true)),
-          fail("prepare throws"),
-        );
-      } else if (src === "beforeToolCall") {
+      if (src === "beforeToolCall") {
         events.push(
           done("beforeToolCall allows", undefined),
           done("blocked", { block: true }),
@@ -339,14 +407,12 @@ export function createLoopWorld(
         );
       } else if (src === "executeTool") {
         const send = (text: string, sent: SentEvent): WorldEvent => ({ type: label(text), call: call.index, send: sent });
-        const update: SentEvent = { type: "execute.update", partialResult: result("partial", false) };
-        if (call.snapshot.can(update)) events.push(send("update", update));
         events.push(
           send("succeeds", { type: "execute.done", result: result(SETTLE_TEXT.ok, false), isError: false }),
           send("throws", { type: "execute.done", result: result(SETTLE_TEXT.throws, false), isError: true }),
           send("succeeds, terminate", { type: "execute.done", result: result(SETTLE_TEXT.ok, true), isError: false }),
         );
-      } else if (src === "finalizeToolCall" || src === "afterToolCall") {
+      } else if (src === "afterToolCall") {
         const executed = (call.snapshot.context as { settled?: unknown }).settled;
         events.push(
           done("afterToolCall keeps", executed),
@@ -381,14 +447,15 @@ export function createLoopWorld(
       for (const [id, child] of Object.entries(state.loop.children as Record<string, { src?: unknown }>)) {
         const src = typeof child?.src === "string" ? child.src : "";
         if (src === "requestModel") events.push(...modelEvents(state));
-        else if (state.calls.some((call) => call?.id === id)) continue;
-        else if (src !== "toolCall") events.push(...hookEvents(id, src));
+        else if (id === state.group?.id || OWN_SOURCES.has(src)) continue;
+        else events.push(...hookEvents(id, src));
       }
-      for (const call of state.calls) if (call) events.push(...callEvents(call));
+      for (const call of state.calls) events.push(...callEvents(call));
       return events;
     },
     next(state, event) {
-      return run(state, event.call === undefined ? { to: "loop", event: event.send } : { to: event.call, event: event.send }, event);
+      const first: Delivery | null = !event.send ? null : event.call === undefined ? { to: "loop", event: event.send } : { to: event.call, event: event.send };
+      return run(state, first, event);
     },
     serialize(state) {
       return JSON.stringify([
@@ -396,13 +463,19 @@ export function createLoopWorld(
         state.status,
         abstractContext(state.loop.context),
         Object.keys(state.loop.children as object),
-        state.calls.map((call) => (call ? [call.snapshot.value, call.stopped, abstractCall(call.snapshot.context)] : null)),
+        state.group ? [state.group.snapshot.value, state.group.snapshot.status] : null,
+        state.calls.map((call) => [call.snapshot.value, abstractCall(call.snapshot.context)]),
         state.modelStarted,
         state.monitor,
         state.violations.length,
       ]);
     },
   };
+}
+
+/** The stand-in the loop stores for a call's ref: only its id is read (as the target of the loop's sends). */
+function callRef(id: string): AnyActorRef {
+  return { id, toJSON: () => ({ xstate$$type: 1, id }) } as unknown as AnyActorRef;
 }
 
 /** A tool-call actor's context without the call's payload: whether it has args and how it settled. */
@@ -430,7 +503,7 @@ export function defaultAbstractContext(context: unknown): unknown {
   } = context as Record<string, unknown>;
   const assistantMessage = assistant as AssistantMessage | undefined;
   const toolBatch = batch as
-    | { calls: unknown[]; results: ({ isError?: boolean } | null)[]; actorIds: unknown; refusal?: string; [key: string]: unknown }
+    | { calls: unknown[]; results: ({ isError?: boolean } | null)[]; refs?: unknown[]; actorIds: unknown; refusal?: string; [key: string]: unknown }
     | undefined;
   return {
     ...rest,
@@ -445,6 +518,7 @@ export function defaultAbstractContext(context: unknown): unknown {
           ...toolBatch,
           calls: toolBatch.calls.length,
           actorIds: undefined,
+          refs: Array.isArray(toolBatch.refs) ? toolBatch.refs.map((ref) => ref !== null && ref !== undefined) : undefined,
           refusal: toolBatch.refusal !== undefined,
           results: toolBatch.results.map(resultKind),
         }

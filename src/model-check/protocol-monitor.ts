@@ -200,18 +200,20 @@ function checkExitReason(monitor: ProtocolMonitor, reason: ExitReason | undefine
     fail("agent_end carries no exit reason");
     return found;
   }
-  if (reason === "aborted" && !monitor.aborted && response?.stopReason !== "aborted") {
+  // An abort wins: whatever the run was doing when run.abort arrived, it ends aborted.
+  if (monitor.aborted) {
+    if (reason !== "aborted") fail(`run.abort happened, but the exit reason is ${reason}`);
+    return found;
+  }
+  if (reason === "aborted" && response?.stopReason !== "aborted") {
     fail("exit reason aborted, but no abort happened and the response was not aborted");
   }
-  if (monitor.aborted && reason !== "aborted" && reason !== "error") fail(`run.abort happened, but the exit reason is ${reason}`);
   if (reason === "error" && !monitor.hookFailed && response?.stopReason !== "error") {
     fail("exit reason error, but neither the response nor a hook failed");
   }
   if (monitor.hookFailed && reason !== "error") fail(`a hook threw, but the exit reason is ${reason}`);
   if (response?.stopReason === "error" && reason !== "error") fail(`the response failed, but the exit reason is ${reason}`);
-  if (response?.stopReason === "aborted" && reason !== "aborted" && reason !== "error") {
-    fail(`the response was aborted, but the exit reason is ${reason}`);
-  }
+  if (response?.stopReason === "aborted" && reason !== "aborted") fail(`the response was aborted, but the exit reason is ${reason}`);
   if ((reason === "stopped") !== monitor.stopRequested && !monitor.hookFailed && !failedStop(response)) {
     fail(monitor.stopRequested ? `shouldStopAfterTurn said stop, but the exit reason is ${reason}` : "exit reason stopped, but no hook asked to stop");
   }

@@ -8,6 +8,7 @@ import {
   createActor,
   createEmptyActor,
   fromCallback,
+  type AnyActorRef,
   type AnyMachineSnapshot,
   type AnyStateMachine,
   type AnyTransitionDefinition,
@@ -29,6 +30,8 @@ export interface RecordedStep {
 
 /** Records steps of machines; one recorder (and one inert actor scope) serves a whole exploration. */
 export interface StepRecorder {
+  /** The inert parent of recorded machines (with `withParent`); what `sendParent` and a call's `loop` resolve to. */
+  parent: AnyActorRef | undefined;
   /** The machine's initial snapshot for `input`, with what getting there did. Throws when the machine cannot start. */
   initial(machine: AnyStateMachine, input: unknown): RecordedStep;
   /** The snapshot after `event`, with what the step did. A throwing machine yields `error` and the unchanged snapshot. */
@@ -45,7 +48,8 @@ export const PARENT_ID = "parent";
  */
 export function createStepRecorder(options: { withParent?: boolean } = {}): StepRecorder {
   const idle = fromCallback(() => undefined);
-  const self = options.withParent ? createActor(idle, { parent: createActor(idle, { id: PARENT_ID }) }) : createEmptyActor();
+  const parent = options.withParent ? createActor(idle, { id: PARENT_ID }) : undefined;
+  const self = parent ? createActor(idle, { parent }) : createEmptyActor();
   let actions: RecordedAction[] = [];
   let transitions: AnyTransitionDefinition[] = [];
   self.system.inspect((event) => {
@@ -69,6 +73,7 @@ export function createStepRecorder(options: { withParent?: boolean } = {}): Step
     transitions = [];
   };
   return {
+    parent,
     initial(machine, input) {
       reset();
       try {

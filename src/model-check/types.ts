@@ -79,4 +79,6 @@ export interface ModelCheckReport {
   coverage: CoverageReport;
   /** Coverage of the tool-call machine, whose actors the exploration runs inside the loop's world. */
   toolCallCoverage: CoverageReport;
+  /** Coverage of the call group machine (the owner of a batch's tool-call actors). */
+  callGroupCoverage: CoverageReport;
 }
