@@ -7,6 +7,7 @@
  * events), whether the model stream has started, and the invariant monitor.
  */
 import { assign, type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, type AnyTransitionDefinition, type EventObject } from "xstate";
+import type { ToolCallContext } from "../../machines/tool-call.machine.js";
 import type { AgentEvent, AgentMessage, AssistantMessage, Model, StopReason, ToolCall } from "../types.js";
 import {
   createMonitor,
@@ -147,8 +148,8 @@ const INVALID_FLAG = "modelCheckInvalid";
  * an unknown tool, invalid arguments or an abort before preparing all become);
  * the others are accepted as they are.
  */
-export const worldPrepareArguments = assign(({ context }: { context: { toolCall: ToolCall } }) => {
-  const raw = context.toolCall.arguments as Record<string, unknown>;
+export const worldPrepareArguments = assign(({ context }: { context: ToolCallContext }): Partial<ToolCallContext> => {
+  const raw = context.toolCall.arguments;
   if (raw[INVALID_FLAG] === true) {
     return { settled: { result: { content: [{ type: "text", text: SETTLE_TEXT.invalid }], details: {} }, isError: true } };
   }
@@ -443,7 +444,6 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
     events(state) {
       if (state.status !== "active" || state.violations.length > 0) return [];
       const events: WorldEvent[] = [];
-      if (!state.monitor.aborted) events.push({ type: "run.abort", send: { type: "run.abort" }, fact: { abort: true } });
       for (const [id, child] of Object.entries(state.loop.children as Record<string, { src?: unknown }>)) {
         const src = typeof child?.src === "string" ? child.src : "";
         if (src === "requestModel") events.push(...modelEvents(state));
@@ -451,6 +451,8 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         else events.push(...hookEvents(id, src));
       }
       for (const call of state.calls) events.push(...callEvents(call));
+      // Last, so that of two equally short counterexamples the one without an abort is reported.
+      if (!state.monitor.aborted) events.push({ type: "run.abort", send: { type: "run.abort" }, fact: { abort: true } });
       return events;
     },
     next(state, event) {

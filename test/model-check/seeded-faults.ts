@@ -52,16 +52,16 @@ export const appendsInCompletionOrder: FaultyMachine = agentLoopMachine.provide(
       const ready = (batch.completionOrder ?? [])
         .map((index) => batch.results[index])
         .filter((result): result is ToolResultMessage => result !== null && result !== undefined && !done.has(result.toolCallId));
-      if (ready.length === 0) return;
       for (const message of ready) {
         enqueue.emit({ type: "message_start", message });
         enqueue.emit({ type: "message_end", message });
-        enqueue.sendTo(batch.actorIds[batch.calls.findIndex((call) => call.id === message.toolCallId)] as string, { type: "call.release" } as never);
       }
+      enqueue.sendTo("calls", { type: "group.sync" });
+      if (ready.length === 0) return;
       enqueue.assign({
         messages: [...context.messages, ...ready],
         newMessages: [...context.newMessages, ...ready],
-        batch: { ...batch, appended: batch.appended + ready.length, releasing: batch.releasing + ready.length },
+        batch: { ...batch, appended: batch.appended + ready.length },
         toolResults: [...context.toolResults, ...ready],
       });
     }),

@@ -65,6 +65,7 @@ function scriptedStream(script: RunScript) {
       }
       const final = assistant({ text: "ok", calls, stopReason, ...(stopReason === "error" ? { errorMessage: "boom" } : {}) });
       stream.push({ type: "start", partial: { ...final, content: [] } });
+      stream.push({ type: "text_delta", contentIndex: 0, delta: "ok", partial: { ...final, content: [{ type: "text", text: "ok" }] } });
       await tick();
       if (options?.signal?.aborted) {
         stream.push({ type: "error", reason: "aborted", error: assistant({ stopReason: "aborted", errorMessage: "aborted" }) });
@@ -141,7 +142,20 @@ export async function runScripted(script: RunScript, machine: AnyStateMachine): 
     },
   };
   const tools = [makeTool("work", false), makeTool("serial", true)];
-  const env = createRunEnvironment({ config, streamFn: scriptedStream(script) as never, signal: controller.signal, tools });
+  // Every event of the run, in order: the chart's own (through actor.on) and the streaming
+  // updates the model and tool actors deliver to the sink directly.
+  const onEvent = (event: AgentEvent) => {
+    events.push(event);
+    if (event.type === "message_end" && (event.message as { role?: string }).role === "assistant") {
+      const message = event.message as AssistantMessage;
+      observeWorld(monitor, {
+        response: { stopReason: message.stopReason, calls: message.content.flatMap((block) => (block.type === "toolCall" ? [block.id] : [])) },
+      });
+    }
+    violations.push(...observeEmitted(monitor, event));
+    if (script.abortAfterEvents !== null && events.length === script.abortAfterEvents) controller.abort();
+  };
+  const env = createRunEnvironment({ config, streamFn: scriptedStream(script) as never, signal: controller.signal, tools, emit: onEvent });
   // The runtime's own actor wiring, applied to the machine under test.
   const runtimeActors = (provideRunActors(env).implementations as { actors: Record<string, unknown> }).actors;
   const provided = machine.provide({ actors: runtimeActors } as never);
@@ -185,19 +199,7 @@ export async function runScripted(script: RunScript, machine: AnyStateMachine): 
       actor.stop();
       resolve();
     }, RUN_DEADLINE_MS);
-    actor.on("*", (event: AgentEvent) => {
-      events.push(event);
-      if (event.type === "message_end" && (event.message as { role?: string }).role === "assistant") {
-        const message = event.message as AssistantMessage;
-        observeWorld(monitor, {
-          response: { stopReason: message.stopReason, calls: message.content.flatMap((block) => (block.type === "toolCall" ? [block.id] : [])) },
-        });
-      }
-      violations.push(...observeEmitted(monitor, event));
-      if (script.abortAfterEvents !== null && events.length === script.abortAfterEvents) {
-        controller.abort();
-      }
-    });
+    actor.on("*", onEvent);
     actor.subscribe({
       complete: () => resolve(),
       error: (error) => {
