@@ -16,6 +16,7 @@ import { createTurnHookActors, sequentialToolNames } from "./actors/turn-hook-ac
 import { toolCallMachine } from "../machines/tool-call.machine.js";
 import { callChunkMachine, callGroupMachine } from "../machines/call-group.machine.js";
 import { EventStream } from "./event-stream.js";
+import { streamByModelApi } from "./providers/stream-by-api.js";
 import { assertContinuable, assertLoopInput } from "./loop-input.js";
 import { createRunEnvironment, type RunEnvironment } from "./run-environment.js";
 import type {
@@ -38,7 +39,7 @@ export interface CreateAgentLoopActorOptions {
   config: AgentLoopConfig;
   /** Aborting it reaches the stream function, the hooks and every running tool. */
   signal?: AbortSignal;
-  /** The stream function; required (loopchart has no network default). */
+  /** The stream function (pi-ai's `streamSimple` works unchanged; `agentLoop` defaults to `streamByModelApi`). */
   streamFn: StreamFn;
   /** An XState inspector, e.g. `createBrowserInspector().inspect` or `createSkyInspector().inspect` from `@statelyai/inspect`. */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
@@ -160,15 +161,9 @@ function streamRun(options: CreateAgentLoopActorOptions): EventStream<AgentEvent
   return stream;
 }
 
-/** Requires a stream function until a provider registry exists. */
+/** The given stream function, or the built-in one that serves the model by its `api` (as pi falls back to `streamSimple`). */
 function requireStreamFn(streamFn: StreamFn | undefined): StreamFn {
-  if (!streamFn) {
-    throw new TypeError(
-      "agentLoop needs a stream function: pass one as the last argument (pi-ai's streamSimple works unchanged, " +
-        "or use createScriptedModel(...).streamFn for an offline model)",
-    );
-  }
-  return streamFn;
+  return streamFn ?? streamByModelApi;
 }
 
 /**

@@ -49,3 +49,4 @@ export {
   type ProviderName,
 } from "./provider-model.js";
 export { MISSING_TOOL_RESULT_TEXT, toModelMessages } from "./to-model-messages.js";
+export { PROVIDER_BY_API, streamByModelApi } from "./stream-by-api.js";
