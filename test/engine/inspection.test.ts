@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { InspectionEvent } from "xstate";
+import type { AnyActorRef, InspectionEvent } from "xstate";
 import { createAgentLoopActor } from "../../src/index.js";
 import type { AgentEvent } from "../../src/types.js";
 import { baseConfig, mockStream, user } from "../helpers/mock-stream.js";
@@ -20,7 +20,7 @@ describe("inspection", () => {
       config: baseConfig(),
       streamFn: stream,
       inspect: (event: InspectionEvent) => {
-        if (event.type === "@xstate.actor") actorIds.add(event.actorRef.id);
+        if (event.type === "@xstate.actor") actorIds.add((event.actorRef as AnyActorRef).id);
       },
       onEvent: (event) => events.push(event),
     });
