@@ -39,8 +39,8 @@ export interface CreateAgentLoopActorOptions {
   config: AgentLoopConfig;
   /** Aborting it reaches the stream function, the hooks and every running tool. */
   signal?: AbortSignal;
-  /** The stream function (pi-ai's `streamSimple` works unchanged; `agentLoop` defaults to `streamByModelApi`). */
-  streamFn: StreamFn;
+  /** The stream function (pi-ai's `streamSimple` works unchanged). Default: `streamByModelApi`, which serves the model by its `api`. */
+  streamFn?: StreamFn;
   /** An XState inspector, e.g. `createBrowserInspector().inspect` or `createSkyInspector().inspect` from `@statelyai/inspect`. */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /**
@@ -72,20 +72,19 @@ export function provideRunActors(env: RunEnvironment) {
 }
 
 /**
- * Creates (does not start) the loop actor for one run. Subscribe to the run's
- * events with `actor.on("*", handler)` (or a single type), then `actor.start()`.
- * The actor's output is `{ exitReason, messages, errorMessage? }`.
+ * Creates (does not start) the loop actor for one run. Pass `onEvent` to receive
+ * every event of the run in order (`actor.on("*", …)` sees only the chart's own
+ * events, not streaming updates), then call `actor.start()`. The actor's output
+ * is `{ exitReason, messages, errorMessage? }`; `signal` aborting sends it `run.abort`.
  *
  * Throws `LoopInputError`/`InvalidToolDefinitionError` synchronously on bad input.
  * The caller's `context.messages` array is never mutated.
  */
 export function createAgentLoopActor(options: CreateAgentLoopActorOptions): AgentLoopActor {
-  const { context, config, signal, streamFn } = options;
+  const { context, config, signal } = options;
   const prompts = options.prompts ?? [];
   assertLoopInput(context, config);
-  if (typeof streamFn !== "function") {
-    throw new TypeError("streamFn is required: pass a StreamFn (e.g. pi-ai's streamSimple or createScriptedModel().streamFn)");
-  }
+  const streamFn = requireStreamFn(options.streamFn);
   const onEvent = options.onEvent;
   const env = createRunEnvironment({ config, streamFn, signal, tools: context.tools, ...(onEvent ? { emit: onEvent } : {}) });
   const machine = provideRunActors(env);
@@ -163,6 +162,9 @@ function streamRun(options: CreateAgentLoopActorOptions): EventStream<AgentEvent
 
 /** The given stream function, or the built-in one that serves the model by its `api` (as pi falls back to `streamSimple`). */
 function requireStreamFn(streamFn: StreamFn | undefined): StreamFn {
+  if (streamFn !== undefined && typeof streamFn !== "function") {
+    throw new TypeError("streamFn must be a function (model, context, options) => stream, e.g. pi-ai's streamSimple");
+  }
   return streamFn ?? streamByModelApi;
 }
 
@@ -179,7 +181,7 @@ export function agentLoop(
   signal?: AbortSignal,
   streamFn?: StreamFn,
 ): EventStream<AgentEvent, AgentMessage[]> {
-  return streamRun({ prompts, context, config, ...(signal ? { signal } : {}), streamFn: requireStreamFn(streamFn) });
+  return streamRun({ prompts, context, config, ...(signal ? { signal } : {}), streamFn });
 }
 
 /**
@@ -193,7 +195,7 @@ export function agentLoopContinue(
   streamFn?: StreamFn,
 ): EventStream<AgentEvent, AgentMessage[]> {
   assertContinuable(context);
-  return streamRun({ context, config, ...(signal ? { signal } : {}), streamFn: requireStreamFn(streamFn) });
+  return streamRun({ context, config, ...(signal ? { signal } : {}), streamFn });
 }
 
 /** Orders calls to a possibly-async sink: each event waits for the previous call's promise. */
@@ -241,7 +243,7 @@ export async function runAgentLoop(
   streamFn?: StreamFn,
 ): Promise<AgentMessage[]> {
   const sink = orderedSink(emit);
-  const actor = createAgentLoopActor({ prompts, context, config, ...(signal ? { signal } : {}), streamFn: requireStreamFn(streamFn), onEvent: sink.deliver });
+  const actor = createAgentLoopActor({ prompts, context, config, ...(signal ? { signal } : {}), streamFn, onEvent: sink.deliver });
   const output = await runActor(actor, sink.deliver);
   await sink.drained();
   return output.messages;
@@ -257,7 +259,7 @@ export async function runAgentLoopContinue(
 ): Promise<AgentMessage[]> {
   assertContinuable(context);
   const sink = orderedSink(emit);
-  const actor = createAgentLoopActor({ context, config, ...(signal ? { signal } : {}), streamFn: requireStreamFn(streamFn), onEvent: sink.deliver });
+  const actor = createAgentLoopActor({ context, config, ...(signal ? { signal } : {}), streamFn, onEvent: sink.deliver });
   const output = await runActor(actor, sink.deliver);
   await sink.drained();
   return output.messages;
