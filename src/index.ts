@@ -40,4 +40,5 @@ export {
   type ModelCheckReport,
   type ModelCheckViolation,
 } from "./model-check/index.js";
+export { toMermaid } from "./inspection/to-mermaid.js";
 export type * from "./types.js";

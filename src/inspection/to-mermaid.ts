@@ -1,0 +1,60 @@
+/**
+ * Draws a machine definition as a Mermaid `stateDiagram-v2`: every state (compound
+ * states as nested blocks), the initial state of each level, and every transition
+ * of the definition — one edge per guarded branch, labelled `event [guard]`
+ * (targetless transitions of the root, such as `run.abort`, become a comment).
+ * Deterministic, so generated diagrams can be checked into the repository and
+ * compared in tests.
+ */
+import type { AnyStateMachine, AnyStateNode } from "xstate";
+import { machineTransitions } from "../model-check/machine-transitions.js";
+
+const idOf = (node: AnyStateNode): string => node.id.replace(/[^A-Za-z0-9_]/g, "_");
+
+function children(node: AnyStateNode): AnyStateNode[] {
+  return Object.values(node.states as Record<string, AnyStateNode>);
+}
+
+function declare(node: AnyStateNode, indent: string, lines: string[]): void {
+  for (const child of children(node)) {
+    const id = idOf(child);
+    lines.push(`${indent}state "${child.key}" as ${id}`);
+    if (children(child).length > 0) {
+      lines.push(`${indent}state ${id} {`);
+      declare(child, `${indent}  `, lines);
+      lines.push(`${indent}}`);
+    }
+    if (child.type === "final") lines.push(`${indent}${id} --> [*]`);
+  }
+  const initial = node.initial?.target?.[0] as AnyStateNode | undefined;
+  if (initial) lines.push(`${indent}[*] --> ${idOf(initial)}`);
+}
+
+/** The Mermaid source of `machine`'s statechart. */
+export function toMermaid(machine: AnyStateMachine): string {
+  const lines = ["stateDiagram-v2"];
+  declare(machine.root, "  ", lines);
+  for (const { definition } of machineTransitions(machine)) {
+    const guard = definition.guard as unknown;
+    const guardText =
+      guard === undefined
+        ? ""
+        : typeof guard === "string"
+          ? guard
+          : typeof guard === "object" && guard !== null && "type" in guard
+            ? String((guard as { type: unknown }).type)
+            : "inline guard";
+    const event = definition.eventType ?? "";
+    const label = [event, guardText ? `[${guardText}]` : ""].filter(Boolean).join(" ");
+    const targets = (definition.target as AnyStateNode[] | undefined) ?? [];
+    if (definition.source === machine.root && targets.length === 0) {
+      lines.push(`  %% in every state: ${label}`);
+      continue;
+    }
+    const source = idOf(definition.source);
+    for (const target of targets.length > 0 ? targets : [definition.source]) {
+      lines.push(`  ${source} --> ${idOf(target)}${label ? `: ${label}` : ""}`);
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
