@@ -6,11 +6,14 @@
  *                           └─ (isLengthTruncated: refuse) ─▶ toolBatch ─▶ endingTurn
  *   toolBatch: dispatching ─▶ preparing ⇄ executing ─▶ finalizing ─▶ appending ─▶ (preparing | batchDone)
  *   endingTurn ─┬─ shouldStop ─▶ done (stopped)
- *               └─▶ pollingSteering ─┬─ continues ─▶ nextTurn ─┬─ isAborted ─▶ done (aborted)
- *                                    │                         ├─ reachedMaxTurns ─▶ done (maxTurns)
- *                                    │                         └─▶ (preparingNextTurn) ─▶ requesting
- *                                    └─▶ pollingFollowUp ─┬─ hasPendingMessages ─▶ nextTurn
- *                                                         └─▶ done (completed | terminated)
+ *               └─▶ (pollingSteering) ─▶ decidingNextTurn ─┬─ hasPendingMessages ─▶ nextTurn
+ *                                                          ├─ everyResultTerminates ─▶ wouldEnd
+ *                                                          ├─ hasToolCalls ─▶ nextTurn
+ *                                                          └─▶ wouldEnd
+ *   wouldEnd ─▶ (pollingFollowUp: messages ─▶ nextTurn) ─▶ done (completed | terminated)
+ *   nextTurn ─┬─ isAborted ─▶ done (aborted)
+ *             ├─ reachedMaxTurns ─▶ done (maxTurns)
+ *             └─▶ (preparingNextTurn) ─▶ requesting
  *
  * Guards, actions and actors are referenced by name. The defaults here are
  * stand-ins without I/O (so `xstate/graph` can traverse the machine); `src/actors/`
@@ -221,8 +224,7 @@ export const agentLoopMachine = setup({
     isAbortedDuringBatch: ({ context }) => context.aborted,
     everyResultTerminates: ({ context }) => context.terminated,
     hasPendingMessages: ({ context }) => context.pending.length > 0,
-    continuesAfterTurn: ({ context }) =>
-      context.pending.length > 0 || (toolCallsOf(context.assistant).length > 0 && !context.terminated),
+    hasToolCalls: ({ context }) => toolCallsOf(context.assistant).length > 0,
     isAborted: ({ context }) => context.aborted,
     reachedMaxTurns: ({ context }) => context.maxTurns !== undefined && context.turn >= context.maxTurns,
     pollsSteering: ({ context }) => context.hooks.steering,
@@ -604,10 +606,15 @@ export const agentLoopMachine = setup({
     },
     decidingNextTurn: {
       always: [
-        { guard: "continuesAfterTurn", target: "nextTurn" },
-        { guard: "pollsFollowUp", target: "pollingFollowUp" },
-        { target: "done", actions: "exitAfterPolling" },
+        { guard: "hasPendingMessages", target: "nextTurn" },
+        { guard: "everyResultTerminates", target: "wouldEnd" },
+        { guard: "hasToolCalls", target: "nextTurn" },
+        { target: "wouldEnd" },
       ],
+    },
+    // The run would end here: follow-up messages may still start another turn.
+    wouldEnd: {
+      always: [{ guard: "pollsFollowUp", target: "pollingFollowUp" }, { target: "done", actions: "exitAfterPolling" }],
     },
     pollingFollowUp: {
       invoke: {
