@@ -242,11 +242,7 @@ export async function runAgentLoop(
   signal?: AbortSignal,
   streamFn?: StreamFn,
 ): Promise<AgentMessage[]> {
-  const sink = orderedSink(emit);
-  const actor = createAgentLoopActor({ prompts, context, config, ...(signal ? { signal } : {}), streamFn, onEvent: sink.deliver });
-  const output = await runActor(actor, sink.deliver);
-  await sink.drained();
-  return output.messages;
+  return runIntoSink({ prompts, context, config, ...(signal ? { signal } : {}), streamFn }, emit);
 }
 
 /** Like `agentLoopContinue`, delivering events to `emit`. Same preconditions. */
@@ -258,9 +254,13 @@ export async function runAgentLoopContinue(
   streamFn?: StreamFn,
 ): Promise<AgentMessage[]> {
   assertContinuable(context);
+  return runIntoSink({ context, config, ...(signal ? { signal } : {}), streamFn }, emit);
+}
+
+/** Runs to the end, delivering events to an ordered sink; resolves once the sink settled. */
+async function runIntoSink(options: Omit<CreateAgentLoopActorOptions, "onEvent">, emit: AgentEventSink): Promise<AgentMessage[]> {
   const sink = orderedSink(emit);
-  const actor = createAgentLoopActor({ context, config, ...(signal ? { signal } : {}), streamFn, onEvent: sink.deliver });
-  const output = await runActor(actor, sink.deliver);
+  const output = await runActor(createAgentLoopActor({ ...options, onEvent: sink.deliver }), sink.deliver);
   await sink.drained();
   return output.messages;
 }
