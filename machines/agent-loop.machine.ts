@@ -20,172 +20,36 @@
  * provides the real ones with `machine.provide(...)`.
  */
 import { assign, emit, enqueueActions, fromCallback, fromPromise, setup, type AnyActorRef } from "xstate";
-import type {
-  AgentEvent,
-  AgentMessage,
-  AssistantMessage,
-  ExitReason,
-  Model,
-  ThinkingLevel,
-  ToolCall,
-  ToolExecutionMode,
-  ToolResultMessage,
-} from "../src/types.js";
-import type {
-  AgentLoopEvent,
-  NextTurnUpdate,
-  RequestModelInput,
-  ToolCallInput,
-  TurnHookInput,
-} from "./events.js";
-import { createEmptyAssistantMessage } from "../src/providers/assistant-stream.js";
-import { callGroupMachine, type CallGroupInput } from "./call-group.machine.js";
-import { errorText } from "./tool-call.machine.js";
+import type { AgentEvent, AgentMessage, AssistantMessage, ExitReason, ToolCall, ToolResultMessage } from "../src/types.js";
+import type { AgentLoopEvent, NextTurnUpdate, RequestModelInput, TurnHookInput } from "./events.js";
+import { callGroupMachine } from "./call-group.machine.js";
+import {
+  ABORTED_MESSAGE,
+  LENGTH_TRUNCATION_MESSAGE,
+  appended,
+  callGroupInput,
+  failedResponse,
+  finalExitReason,
+  hookFailure,
+  newBatch,
+  toolCallsOf,
+  turnHookInput,
+  writable,
+  type AgentLoopContext,
+  type AgentLoopInput,
+  type AgentLoopOutput,
+  type ToolBatch,
+} from "./loop-context.js";
 
-/** Text of the error result each call of a length-truncated response gets. */
-export const LENGTH_TRUNCATION_MESSAGE =
-  "The response hit the output token limit before this tool call was complete, so it was not executed. " +
-  "Re-issue the call with complete arguments (split large content across several calls if needed).";
-
-/** Text of the result a call gets when the run was aborted before it could start. */
-export const ABORTED_MESSAGE = "Operation aborted";
-
-/** Which hooks the run has; lets the chart skip polling states that would do nothing. */
-export interface AgentLoopHooks {
-  beforeToolCall: boolean;
-  afterToolCall: boolean;
-  steering: boolean;
-  followUp: boolean;
-  shouldStopAfterTurn: boolean;
-  prepareNextTurn: boolean;
-}
-
-/** Input of the loop machine. All plain data. */
-export interface AgentLoopInput {
-  systemPrompt: string;
-  /** The transcript the run starts from (prompts already appended for a prompt run). */
-  messages: AgentMessage[];
-  /** Prompts of a prompt run; emitted as messages at the start. Empty for a continue run. */
-  prompts: AgentMessage[];
-  model: Model;
-  thinkingLevel?: ThinkingLevel;
-  toolExecution?: ToolExecutionMode;
-  /** Names of tools that declare `executionMode: "sequential"`. */
-  sequentialTools?: string[];
-  maxTurns?: number;
-  hooks?: Partial<AgentLoopHooks>;
-  /**
-   * Change the transcript and the batch's arrays in place (O(1) per message or
-   * call) instead of copying them. The runtime sets it; leave it off when exploring
-   * the machine with `xstate/graph`, where sibling paths share snapshots.
-   */
-  mutableTranscript?: boolean;
-}
-
-/** The tool batch of the current turn. */
-export interface ToolBatch {
-  calls: ToolCall[];
-  /** Actor id of each call (the tool call id, made unique within the batch). */
-  actorIds: string[];
-  sequential: boolean;
-  /** Refusal text when the whole batch is refused (length truncation). */
-  refusal?: string;
-  /** Call actors that reported `tool.queued` (all are spawned at dispatch, in source order). */
-  queued: number;
-  /** Calls told to prepare so far (one at a time, in source order). */
-  started: number;
-  /** Indexes of calls waiting in `prepared` for the go. */
-  waiting: number[];
-  /** Calls released to execute that have not reported `tool.executed`. */
-  executing: number;
-  /** Settled results by source index. */
-  results: (ToolResultMessage | null)[];
-  /** Whether each settled result asked to terminate. */
-  terminates: boolean[];
-  settledCount: number;
-  /** Results appended to the transcript so far (source order). */
-  appended: number;
-  /** Each call's actor, as reported by its `tool.queued`. */
-  refs: (AnyActorRef | null)[];
-}
-
-/** Context of the loop machine. JSON-serializable. */
-export interface AgentLoopContext {
-  systemPrompt: string;
-  messages: AgentMessage[];
-  newMessages: AgentMessage[];
-  prompts: AgentMessage[];
-  pending: AgentMessage[];
-  model: Model;
-  thinkingLevel: ThinkingLevel;
-  toolExecution: ToolExecutionMode;
-  sequentialTools: string[];
-  maxTurns?: number;
-  hooks: AgentLoopHooks;
-  mutableTranscript: boolean;
-  /** Turns started so far. */
-  turn: number;
-  assistant?: AssistantMessage;
-  batch?: ToolBatch;
-  toolResults: ToolResultMessage[];
-  /** The last batch asked to terminate (every result set `terminate`). */
-  terminated: boolean;
-  aborted: boolean;
-  exitReason?: ExitReason;
-  errorMessage?: string;
-}
-
-/** Output of the loop machine. */
-export interface AgentLoopOutput {
-  exitReason: ExitReason;
-  messages: AgentMessage[];
-  errorMessage?: string;
-}
-
-const toolCallsOf = (message: AssistantMessage | undefined): ToolCall[] =>
-  message ? (message.content.filter((block) => block.type === "toolCall") as ToolCall[]) : [];
-
-const uniqueActorIds = (calls: ToolCall[]): string[] => {
-  const seen = new Set<string>();
-  return calls.map((call, index) => {
-    const id = seen.has(call.id) ? `${call.id}#${index}` : call.id;
-    seen.add(id);
-    return id;
-  });
-};
-
-/** An array of the run's state to change: itself for the runtime, a copy for exploration. */
-function writable<T>(context: AgentLoopContext, array: T[]): T[] {
-  return context.mutableTranscript ? array : array.slice();
-}
-
-/** The transcript after appending `added`: pushed in place for the runtime, copied for exploration. */
-function appended(context: AgentLoopContext, added: AgentMessage[]): Pick<AgentLoopContext, "messages" | "newMessages"> {
-  if (context.mutableTranscript) {
-    for (const message of added) {
-      context.messages.push(message);
-      context.newMessages.push(message);
-    }
-    return { messages: context.messages, newMessages: context.newMessages };
-  }
-  return { messages: [...context.messages, ...added], newMessages: [...context.newMessages, ...added] };
-}
-
-const newBatch = (calls: ToolCall[], sequential: boolean, refusal?: string): ToolBatch => ({
-  calls,
-  actorIds: uniqueActorIds(calls),
-  sequential,
-  refusal,
-  queued: 0,
-  started: 0,
-  waiting: [],
-  executing: 0,
-  results: calls.map(() => null),
-  terminates: calls.map(() => false),
-  settledCount: 0,
-  appended: 0,
-  refs: calls.map(() => null),
-});
+export {
+  ABORTED_MESSAGE,
+  LENGTH_TRUNCATION_MESSAGE,
+  type AgentLoopContext,
+  type AgentLoopHooks,
+  type AgentLoopInput,
+  type AgentLoopOutput,
+  type ToolBatch,
+} from "./loop-context.js";
 
 export const agentLoopMachine = setup({
   types: {
@@ -665,48 +529,4 @@ export const agentLoopMachine = setup({
     ...(context.errorMessage !== undefined ? { errorMessage: context.errorMessage } : {}),
   }),
 });
-
-/** Why the run ended. An abort wins: a run that saw `run.abort` ends `aborted`, whatever it was doing. */
-function finalExitReason(context: AgentLoopContext): ExitReason {
-  return context.aborted ? "aborted" : (context.exitReason ?? "completed");
-}
-
-/** The assistant message standing for a turn that failed before the model answered. */
-function failedResponse(model: Model, errorMessage: string): AssistantMessage {
-  return { ...createEmptyAssistantMessage(model), stopReason: "error", errorMessage };
-}
-
-function callGroupInput(context: AgentLoopContext, loop: AnyActorRef): CallGroupInput {
-  const batch = context.batch as ToolBatch;
-  const hooks = { beforeToolCall: context.hooks.beforeToolCall, afterToolCall: context.hooks.afterToolCall };
-  return {
-    calls: batch.calls.map(
-      (toolCall, index): ToolCallInput => ({
-        toolCall,
-        index,
-        hooks,
-        ...(batch.refusal !== undefined ? { refusal: batch.refusal } : {}),
-      }),
-    ),
-    actorIds: batch.actorIds,
-    loop,
-  };
-}
-
-function turnHookInput(context: AgentLoopContext): TurnHookInput {
-  return {
-    message: context.assistant as AssistantMessage,
-    toolResults: context.toolResults,
-    newMessages: context.newMessages,
-    messages: context.messages,
-    systemPrompt: context.systemPrompt,
-    model: context.model,
-    thinkingLevel: context.thinkingLevel,
-  };
-}
-
-function hookFailure(hook: string, error: unknown): { reason: ExitReason; errorMessage: string } {
-  // errorMessage doubles as failTurn's parameter.
-  return { reason: "error", errorMessage: `${hook} threw: ${errorText(error)}` };
-}
 
