@@ -14,7 +14,7 @@ import type {
   ToolExecutionMode,
   ToolResultMessage,
 } from "../src/types.js";
-import { createEmptyAssistantMessage } from "../src/providers/assistant-stream.js";
+import { createEmptyAssistantMessage } from "../src/messages.js";
 import type { CallGroupInput } from "./call-group.machine.js";
 import type { ToolCallInput, TurnHookInput } from "./events.js";
 import { errorText } from "./tool-call.machine.js";

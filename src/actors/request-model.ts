@@ -13,7 +13,7 @@ import type { ModelStreamEvent, RequestModelInput } from "../../machines/events.
 import { errorText } from "../../machines/tool-call.machine.js";
 import type { AssistantMessage, Context, Message, Model, SimpleStreamOptions } from "../types.js";
 import type { RunEnvironment } from "../run-environment.js";
-import { createEmptyAssistantMessage } from "../providers/assistant-stream.js";
+import { createEmptyAssistantMessage } from "../messages.js";
 
 const LLM_ROLES = new Set(["user", "assistant", "toolResult"]);
 

@@ -24,34 +24,7 @@ export function createAssistantMessageEventStream(): PushableAssistantMessageEve
   );
 }
 
-/** Usage with every count and cost at zero. Returns a fresh object each call. */
-export function createZeroUsage(): Usage {
-  return {
-    input: 0,
-    output: 0,
-    cacheRead: 0,
-    cacheWrite: 0,
-    totalTokens: 0,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-  };
-}
-
-/**
- * An assistant message with no content yet, stamped with the model's api,
- * provider and id, zero usage and stopReason `stop`; providers fill it in place.
- */
-export function createEmptyAssistantMessage(model: Pick<Model<Api>, "api" | "provider" | "id">): AssistantMessage {
-  return {
-    role: "assistant",
-    content: [],
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
-    usage: createZeroUsage(),
-    stopReason: "stop",
-    timestamp: Date.now(),
-  };
-}
+export { createEmptyAssistantMessage, createZeroUsage } from "../messages.js";
 
 /**
  * Fills `usage.cost` from the model's prices (dollars per million tokens) and the
