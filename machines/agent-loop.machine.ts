@@ -220,10 +220,12 @@ export const agentLoopMachine = setup({
       }
       enqueue.sendTo("calls", { type: "group.sync" });
       if (ready.length === 0) return;
+      const toolResults = writable(context, context.toolResults);
+      toolResults.push(...ready);
       enqueue.assign({
         ...appended(context, ready),
         batch: { ...batch, appended: next },
-        toolResults: context.mutableTranscript ? (context.toolResults.push(...ready), context.toolResults) : [...context.toolResults, ...ready],
+        toolResults,
       });
     }),
     concludeBatch: assign(({ context }) => {

@@ -14,6 +14,7 @@ import { errorText } from "../../machines/tool-call.machine.js";
 import type { AssistantMessage, Context, Message, Model, SimpleStreamOptions } from "../types.js";
 import type { RunEnvironment } from "../run-environment.js";
 import { createEmptyAssistantMessage } from "../messages.js";
+import { ABORTED_MESSAGE } from "../providers/assistant-stream.js";
 
 const LLM_ROLES = new Set(["user", "assistant", "toolResult"]);
 
@@ -23,7 +24,7 @@ export function failedResponse(model: Model, error: unknown, signal: AbortSignal
   return {
     ...createEmptyAssistantMessage(model),
     stopReason: aborted ? "aborted" : "error",
-    errorMessage: aborted ? "Request was aborted" : errorText(error),
+    errorMessage: aborted ? ABORTED_MESSAGE : errorText(error),
   };
 }
 

@@ -147,35 +147,36 @@ async function playResponse(playback: Playback): Promise<void> {
   stream.push({ type: "done", reason: stopReason, message });
 }
 
+/** Streams a text or thinking block: `*_start`, one `*_delta` per chunk, `*_end`. */
+async function playProse(playback: Playback, kind: "text" | "thinking", prose: string, contentIndex: number): Promise<void> {
+  const { stream, message, delayMs } = playback;
+  const signal = playback.options?.signal;
+  let sofar = "";
+  const target: TextContent | ThinkingContent = kind === "text" ? { type: "text", text: "" } : { type: "thinking", thinking: "" };
+  const update = () => {
+    if (target.type === "text") target.text = sofar;
+    else target.thinking = sofar;
+  };
+  message.content.push(target);
+  stream.push({ type: `${kind}_start`, contentIndex, partial: message });
+  for (const chunk of splitText(prose)) {
+    await pause(delayMs, signal);
+    sofar += chunk;
+    update();
+    stream.push({ type: `${kind}_delta`, contentIndex, delta: chunk, partial: message });
+  }
+  stream.push({ type: `${kind}_end`, contentIndex, content: sofar, partial: message });
+}
+
 async function playBlock(playback: Playback, block: ScriptedContentBlock, blockIndex: number): Promise<void> {
   const { stream, message, delayMs } = playback;
   const signal = playback.options?.signal;
   const contentIndex = message.content.length;
   switch (block.type) {
-    case "text": {
-      const target: TextContent = { type: "text", text: "" };
-      message.content.push(target);
-      stream.push({ type: "text_start", contentIndex, partial: message });
-      for (const chunk of splitText(block.text)) {
-        await pause(delayMs, signal);
-        target.text += chunk;
-        stream.push({ type: "text_delta", contentIndex, delta: chunk, partial: message });
-      }
-      stream.push({ type: "text_end", contentIndex, content: target.text, partial: message });
-      return;
-    }
-    case "thinking": {
-      const target: ThinkingContent = { type: "thinking", thinking: "" };
-      message.content.push(target);
-      stream.push({ type: "thinking_start", contentIndex, partial: message });
-      for (const chunk of splitText(block.thinking)) {
-        await pause(delayMs, signal);
-        target.thinking += chunk;
-        stream.push({ type: "thinking_delta", contentIndex, delta: chunk, partial: message });
-      }
-      stream.push({ type: "thinking_end", contentIndex, content: target.thinking, partial: message });
-      return;
-    }
+    case "text":
+      return playProse(playback, "text", block.text, contentIndex);
+    case "thinking":
+      return playProse(playback, "thinking", block.thinking, contentIndex);
     case "toolCall": {
       const id = block.id ?? `call_${playback.index + 1}_${blockIndex + 1}`;
       const target: ToolCall = { type: "toolCall", id, name: block.name, arguments: {} };

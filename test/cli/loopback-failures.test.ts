@@ -1,29 +1,11 @@
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { startScriptedServer, type ScriptedServer, type ServerStep } from "../support/scripted-server.js";
+import { describe, expect, it } from "vitest";
+import { closeServerAfterEach, compatible, currentServer, serve, workspace } from "./loopback-fixture.js";
 import { descendantsOf, survivors } from "./process-tree.js";
 import { runCli, spawnCli, waitForOutput } from "./spawn-cli.js";
 
-let server: ScriptedServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function workspace(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "loopchart-cli-loopback-"));
-  await writeFile(join(dir, "notes.txt"), "remember the milk\n");
-  return dir;
-}
-
-async function serve(...responses: ServerStep[]): Promise<string> {
-  server = await startScriptedServer({ responses });
-  return `${server.url}/v1`;
-}
-
-const compatible = (baseUrl: string, ...rest: string[]) => ["run", "--model", "openai-compatible/loopback-model", "--base-url", baseUrl, "--max-retries", "0", ...rest];
+closeServerAfterEach();
 
 // Each case spawns the real CLI against a real loopback HTTP server; the timeout allows for a loaded machine.
 describe("loopchart run when the loopback server fails or stalls", { timeout: 60_000 }, () => {
@@ -57,7 +39,7 @@ describe("loopchart run when the loopback server fails or stalls", { timeout: 60
 
     expect(result.code, result.stderr).toBe(130);
     expect(result.stderr).toContain("Interrupted");
-    await server?.clientDisconnected();
+    await currentServer()?.clientDisconnected();
     expect(await survivors(family)).toEqual([]);
     const last = JSON.parse((await readFile(join(cwd, "t.jsonl"), "utf8")).trimEnd().split("\n").at(-1) ?? "{}") as unknown;
     expect(last).toMatchObject({ type: "trace_end", exitCode: 130 });

@@ -1,30 +1,12 @@
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { startScriptedServer, type ScriptedServer, type ServerStep } from "../support/scripted-server.js";
+import { describe, expect, it } from "vitest";
+import { closeServerAfterEach, compatible, currentServer, serve, workspace } from "./loopback-fixture.js";
 import { runCli } from "./spawn-cli.js";
 
 const API_KEY = "sk-loopback-test-key-0123456789abcdef";
 
-let server: ScriptedServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function workspace(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "loopchart-cli-loopback-"));
-  await writeFile(join(dir, "notes.txt"), "remember the milk\n");
-  return dir;
-}
-
-async function serve(...responses: ServerStep[]): Promise<string> {
-  server = await startScriptedServer({ responses });
-  return `${server.url}/v1`;
-}
-
-const compatible = (baseUrl: string, ...rest: string[]) => ["run", "--model", "openai-compatible/loopback-model", "--base-url", baseUrl, "--max-retries", "0", ...rest];
+closeServerAfterEach();
 
 // Each case spawns the real CLI against a real loopback HTTP server; the timeout allows for a loaded machine.
 describe("loopchart run against loopback OpenAI-compatible and Anthropic servers", { timeout: 60_000 }, () => {
@@ -42,9 +24,9 @@ describe("loopchart run against loopback OpenAI-compatible and Anthropic servers
     expect(result.stderr).toMatch(/✓ read notes\.txt · .* · remember the milk/);
     expect(result.stderr).toMatch(/■ completed · 2 turns · 1 tool call · [\d,]+ tokens/);
 
-    expect(server?.requests).toHaveLength(2);
-    expect(server?.requests[0].headers.authorization).toBe(`Bearer ${API_KEY}`);
-    const second = JSON.stringify(server?.requests[1].body);
+    expect(currentServer()?.requests).toHaveLength(2);
+    expect(currentServer()?.requests[0].headers.authorization).toBe(`Bearer ${API_KEY}`);
+    const second = JSON.stringify(currentServer()?.requests[1].body);
     expect(second).toContain("remember the milk");
     expect(second).toContain("call_1");
 
@@ -58,7 +40,7 @@ describe("loopchart run against loopback OpenAI-compatible and Anthropic servers
     const result = await runCli(compatible(baseUrl, "--tools", "none", "-"), { cwd: await workspace(), input: "Say hello from stdin\n" });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe("Hello from the loopback.\n");
-    const body = server?.requests[0].body as { messages: { role: string; content: unknown }[]; tools?: unknown };
+    const body = currentServer()?.requests[0].body as { messages: { role: string; content: unknown }[]; tools?: unknown };
     expect(JSON.stringify(body.messages.at(-1))).toContain("Say hello from stdin");
     expect(body.tools).toBeUndefined();
   });
@@ -76,7 +58,7 @@ describe("loopchart run against loopback OpenAI-compatible and Anthropic servers
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/✓ read notes\.txt/);
     expect(result.stdout).toContain("Milk, apparently.");
-    expect(server?.requests.map((request) => request.path)).toEqual(["/v1/messages", "/v1/messages"]);
-    expect(server?.requests[0].headers["x-api-key"]).toBe(API_KEY);
+    expect(currentServer()?.requests.map((request) => request.path)).toEqual(["/v1/messages", "/v1/messages"]);
+    expect(currentServer()?.requests[0].headers["x-api-key"]).toBe(API_KEY);
   });
 });
