@@ -19,8 +19,8 @@
  * stand-ins without I/O (so `xstate/graph` can traverse the machine); `src/actors/`
  * provides the real ones with `machine.provide(...)`.
  */
-import { assign, emit, enqueueActions, fromCallback, fromPromise, setup, type AnyActorRef } from "xstate";
-import type { AgentEvent, AgentMessage, AssistantMessage, ExitReason, ToolCall, ToolResultMessage } from "../src/types.js";
+import { assign, emit, enqueueActions, fromCallback, fromPromise, setup } from "xstate";
+import type { AgentEvent, AgentMessage, AssistantMessage, ExitReason, ToolResultMessage } from "../src/types.js";
 import type { AgentLoopEvent, NextTurnUpdate, RequestModelInput, TurnHookInput } from "./events.js";
 import { callGroupMachine } from "./call-group.machine.js";
 import {
@@ -31,6 +31,7 @@ import {
   failedResponse,
   finalExitReason,
   hookFailure,
+  indexRange,
   newBatch,
   toolCallsOf,
   turnHookInput,
@@ -80,12 +81,11 @@ export const agentLoopMachine = setup({
     isLengthTruncated: ({ context }) =>
       context.assistant?.stopReason === "length" && toolCallsOf(context.assistant).length > 0,
     isSequentialBatch: ({ context }) => context.batch?.sequential === true,
-    isLastQueued: ({ context }) => (context.batch ? context.batch.queued + 1 >= context.batch.calls.length : true),
+    preparesAtOnce: ({ context }) => context.batch?.handshake === false,
     hasUnstartedCalls: ({ context }) => (context.batch ? context.batch.started < context.batch.calls.length : false),
     hasWaitingCalls: ({ context }) => (context.batch?.waiting.length ?? 0) > 0,
-    allExecuted: ({ context }) => context.batch?.executing === 0,
+    allExecuted: ({ context }) => context.batch?.runningCount === 0,
     allStartedSettled: ({ context }) => (context.batch ? context.batch.settledCount === context.batch.started : true),
-    isAbortedDuringBatch: ({ context }) => context.aborted,
     everyResultTerminates: ({ context }) => context.terminated,
     hasPendingMessages: ({ context }) => context.pending.length > 0,
     hasToolCalls: ({ context }) => toolCallsOf(context.assistant).length > 0,
@@ -138,30 +138,18 @@ export const agentLoopMachine = setup({
       const calls = toolCallsOf(context.assistant);
       const sequential =
         context.toolExecution === "sequential" || calls.some((call) => context.sequentialTools.includes(call.name));
-      return { batch: newBatch(calls, sequential) };
+      return { batch: newBatch(calls, { sequential, handshake: sequential || context.hooks.beforeToolCall }) };
     }),
     startRefusedBatch: assign(({ context }) => ({
-      batch: newBatch(toolCallsOf(context.assistant), true, LENGTH_TRUNCATION_MESSAGE),
+      batch: newBatch(toolCallsOf(context.assistant), { sequential: false, handshake: false, refusal: LENGTH_TRUNCATION_MESSAGE }),
     })),
-    markQueued: assign(({ context }, params: { index: number; ref: AnyActorRef }) => {
-      const batch = context.batch as ToolBatch;
-      const refs = writable(context, batch.refs);
-      refs[params.index] = params.ref;
-      return { batch: { ...batch, queued: batch.queued + 1, refs } };
-    }),
-    prepareNextCall: enqueueActions(({ context, enqueue }) => {
+    /** Tells the next call to prepare (handshake batches), or every call at once (in source order). */
+    prepareCalls: enqueueActions(({ context, enqueue }) => {
       const batch = context.batch;
       if (!batch || batch.started >= batch.calls.length) return;
-      const index = batch.started;
-      const toolCall = batch.calls[index] as ToolCall;
-      enqueue.emit({
-        type: "tool_execution_start",
-        toolCallId: toolCall.id,
-        toolName: toolCall.name,
-        args: toolCall.arguments,
-      });
-      enqueue.sendTo(batch.refs[index] as AnyActorRef, { type: "call.prepare" });
-      enqueue.assign({ batch: { ...batch, started: index + 1 } });
+      const until = batch.handshake ? batch.started + 1 : batch.calls.length;
+      enqueue.sendTo("calls", { type: "group.send", indexes: indexRange(batch.started, until), event: { type: "call.prepare" } });
+      enqueue.assign({ batch: { ...batch, started: until } });
     }),
     markWaiting: assign(({ context }, params: { index: number }) => {
       const batch = context.batch as ToolBatch;
@@ -169,30 +157,38 @@ export const agentLoopMachine = setup({
       waiting.push(params.index);
       return { batch: { ...batch, waiting } };
     }),
-    releaseWaitingCalls: enqueueActions(({ context, enqueue }) => {
+    /**
+     * Lets the prepared calls execute: the waiting ones (handshake batches), or
+     * every unsettled one. After an abort they are cancelled instead; a refused
+     * batch executes nothing.
+     */
+    releaseCalls: enqueueActions(({ context, enqueue }) => {
       const batch = context.batch as ToolBatch;
-      for (const index of batch.waiting) {
-        const ref = batch.refs[index] as AnyActorRef;
-        if (context.aborted) enqueue.sendTo(ref, { type: "call.cancel", reason: ABORTED_MESSAGE });
-        else enqueue.sendTo(ref, { type: "call.execute" });
+      if (batch.refusal !== undefined) return;
+      const indexes = batch.handshake
+        ? batch.waiting
+        : indexRange(0, batch.started).filter((index) => batch.results[index] === null && !batch.running[index]);
+      if (indexes.length === 0) return;
+      if (context.aborted) {
+        enqueue.sendTo("calls", { type: "group.send", indexes, event: { type: "call.cancel", reason: ABORTED_MESSAGE } });
+        enqueue.assign({ batch: { ...batch, waiting: [] } });
+        return;
       }
-      const released = context.aborted ? 0 : batch.waiting.length;
-      enqueue.assign({ batch: { ...batch, waiting: [], executing: batch.executing + released } });
+      enqueue.sendTo("calls", { type: "group.send", indexes, event: { type: "call.execute" } });
+      const running = writable(context, batch.running);
+      for (const index of indexes) running[index] = true;
+      enqueue.assign({ batch: { ...batch, waiting: [], running, runningCount: batch.runningCount + indexes.length } });
     }),
-    markExecuted: assign(({ context }) => {
+    markExecuted: assign(({ context }, params: { index: number }) => {
       const batch = context.batch as ToolBatch;
-      return { batch: { ...batch, executing: batch.executing - 1 } };
+      if (!batch.running[params.index]) return {};
+      const running = writable(context, batch.running);
+      running[params.index] = false;
+      return { batch: { ...batch, running, runningCount: batch.runningCount - 1 } };
     }),
-    recordSettled: enqueueActions(({ context, enqueue }, params: Extract<AgentLoopEvent, { type: "tool.settled" }>) => {
+    recordSettled: assign(({ context }, params: Extract<AgentLoopEvent, { type: "tool.settled" }>) => {
       const batch = context.batch;
-      if (!batch || batch.results[params.index] !== null) return;
-      enqueue.emit({
-        type: "tool_execution_end",
-        toolCallId: params.toolCallId,
-        toolName: params.toolName,
-        result: params.result,
-        isError: params.isError,
-      });
+      if (!batch || batch.results[params.index] !== null) return {};
       const results = writable(context, batch.results);
       results[params.index] = {
         role: "toolResult",
@@ -205,7 +201,19 @@ export const agentLoopMachine = setup({
       };
       const terminates = writable(context, batch.terminates);
       terminates[params.index] = params.result.terminate === true;
-      enqueue.assign({ batch: { ...batch, results, terminates, settledCount: batch.settledCount + 1 } });
+      const wasRunning = batch.running[params.index] === true;
+      const running = wasRunning ? writable(context, batch.running) : batch.running;
+      running[params.index] = false;
+      return {
+        batch: {
+          ...batch,
+          results,
+          terminates,
+          running,
+          runningCount: batch.runningCount - (wasRunning ? 1 : 0),
+          settledCount: batch.settledCount + 1,
+        },
+      };
     }),
     appendSettledResults: enqueueActions(({ context, enqueue }) => {
       const batch = context.batch as ToolBatch;
@@ -218,7 +226,6 @@ export const agentLoopMachine = setup({
         ready.push(message);
         next += 1;
       }
-      enqueue.sendTo("calls", { type: "group.sync" });
       if (ready.length === 0) return;
       const toolResults = writable(context, context.toolResults);
       toolResults.push(...ready);
@@ -361,22 +368,19 @@ export const agentLoopMachine = setup({
         input: ({ context, self }) => callGroupInput(context, self),
       },
       states: {
+        // The group spawned every call on entering the batch.
         dispatching: {
-          on: {
-            "tool.queued": [
-              { guard: "isLastQueued", target: "preparing", actions: { type: "markQueued", params: ({ event }) => event } },
-              { actions: { type: "markQueued", params: ({ event }) => event } },
-            ],
-          },
+          always: "preparing",
         },
         preparing: {
-          entry: "prepareNextCall",
+          entry: "prepareCalls",
+          always: { guard: "preparesAtOnce", target: "executing" },
           on: {
             "tool.prepared": [
               {
                 guard: "isSequentialBatch",
                 target: "executing",
-                actions: [{ type: "markWaiting", params: ({ event }) => ({ index: event.index }) }, "releaseWaitingCalls"],
+                actions: { type: "markWaiting", params: ({ event }) => ({ index: event.index }) },
               },
               {
                 guard: "hasUnstartedCalls",
@@ -386,7 +390,7 @@ export const agentLoopMachine = setup({
               },
               {
                 target: "executing",
-                actions: [{ type: "markWaiting", params: ({ event }) => ({ index: event.index }) }, "releaseWaitingCalls"],
+                actions: { type: "markWaiting", params: ({ event }) => ({ index: event.index }) },
               },
             ],
             "tool.settled": [
@@ -404,33 +408,32 @@ export const agentLoopMachine = setup({
               {
                 guard: "hasWaitingCalls",
                 target: "executing",
-                actions: [{ type: "recordSettled", params: ({ event }) => event }, "releaseWaitingCalls"],
+                actions: { type: "recordSettled", params: ({ event }) => event },
               },
               { target: "appending", actions: { type: "recordSettled", params: ({ event }) => event } },
             ],
           },
         },
         executing: {
+          entry: "releaseCalls",
           always: { guard: "allExecuted", target: "finalizing" },
           on: {
-            "tool.executed": { actions: "markExecuted", target: "executing", reenter: true },
-            "tool.settled": { actions: { type: "recordSettled", params: ({ event }) => event }, target: "executing", reenter: true },
+            "tool.executed": { actions: { type: "markExecuted", params: ({ event }) => ({ index: event.index }) } },
+            "tool.settled": { actions: { type: "recordSettled", params: ({ event }) => event } },
           },
         },
         finalizing: {
           always: { guard: "allStartedSettled", target: "appending" },
           on: {
-            "tool.settled": { actions: { type: "recordSettled", params: ({ event }) => event }, target: "finalizing", reenter: true },
+            "tool.settled": { actions: { type: "recordSettled", params: ({ event }) => event } },
           },
         },
         appending: {
           entry: "appendSettledResults",
-          on: {
-            "group.synced": [
-              { guard: "hasUnstartedCalls", target: "preparing" },
-              { target: "batchDone", actions: "concludeBatch" },
-            ],
-          },
+          always: [
+            { guard: "hasUnstartedCalls", target: "preparing" },
+            { target: "batchDone", actions: "concludeBatch" },
+          ],
         },
         batchDone: { type: "final" },
       },

@@ -1,16 +1,20 @@
 /**
- * The call group: the owner of one batch's tool-call actors.
+ * The call group: the owner of one batch's tool-call actors, and the loop's
+ * post office to them.
  *
  * The loop invokes one group per batch. The group spawns the calls — one
  * `toolCall` actor per call, in source order, all at once — itself, or inside
- * chunks of at most {@link CALL_CHUNK_SIZE} when the batch is larger. Leaving the batch stops the group and every call
- * with it. Why chunks: XState copies a parent's children on every spawn and stop,
- * so stopping a parent of n children costs n² — fine for 32, not for 2,000.
- * Calls talk to the loop directly (its ref is in their input); the group only
- * answers the loop's `group.sync` after everything sent before it was handled.
+ * chunks of at most {@link CALL_CHUNK_SIZE} when the batch is larger. Leaving the
+ * batch stops the group and every call with it. Why chunks: XState copies a
+ * parent's children on every spawn and stop, so stopping a parent of n children
+ * costs n² — fine for 32, not for 2,000.
+ *
+ * The loop addresses calls by source index (`group.send`); the group delivers
+ * each event to those calls in the order given. Calls report to the loop
+ * directly (its ref is in their input).
  */
-import { sendParent, setup, type AnyActorRef } from "xstate";
-import type { ToolCallInput } from "./events.js";
+import { enqueueActions, setup, type AnyActorRef } from "xstate";
+import type { LoopToCallGroupEvent, ToolCallInput } from "./events.js";
 import { toolCallMachine } from "./tool-call.machine.js";
 
 /** Most tool-call actors one chunk owns. */
@@ -25,41 +29,52 @@ export interface CallGroupInput {
   loop: AnyActorRef;
 }
 
+/** Context of the group and of a chunk: the call actors, by source index within it. */
+export interface CallGroupContext {
+  calls: AnyActorRef[];
+}
+
 /** Owns up to {@link CALL_CHUNK_SIZE} tool-call actors. */
 export const callChunkMachine = setup({
-  types: { input: {} as CallGroupInput, context: {} as { size: number } },
+  types: { input: {} as CallGroupInput, context: {} as CallGroupContext },
   actors: { toolCall: toolCallMachine },
 }).createMachine({
   id: "callChunk",
-  context: ({ input, spawn }) => {
-    input.calls.forEach((call, index) => {
-      spawn("toolCall", { id: input.actorIds[index] as string, input: { ...call, loop: input.loop } });
-    });
-    return { size: input.calls.length };
-  },
+  context: ({ input, spawn }) => ({
+    calls: input.calls.map((call, index) =>
+      spawn("toolCall", { id: input.actorIds[index] as string, input: { ...call, loop: input.loop } }),
+    ),
+  }),
 });
 
 export const callGroupMachine = setup({
   types: {
     input: {} as CallGroupInput,
-    context: {} as { size: number },
-    events: {} as { type: "group.sync" },
+    context: {} as CallGroupContext,
+    events: {} as LoopToCallGroupEvent,
   },
   actors: { callChunk: callChunkMachine, toolCall: toolCallMachine },
   actions: {
-    acknowledge: sendParent({ type: "group.synced" }),
+    deliver: enqueueActions(({ context, event, enqueue }) => {
+      for (const index of event.indexes) {
+        const call = context.calls[index];
+        if (call) enqueue.sendTo(call, event.event);
+      }
+    }),
   },
 }).createMachine({
   id: "callGroup",
   context: ({ input, spawn }) => {
     if (input.calls.length <= CALL_CHUNK_SIZE) {
-      input.calls.forEach((call, index) => {
-        spawn("toolCall", { id: input.actorIds[index] as string, input: { ...call, loop: input.loop } });
-      });
-      return { size: input.calls.length };
+      return {
+        calls: input.calls.map((call, index) =>
+          spawn("toolCall", { id: input.actorIds[index] as string, input: { ...call, loop: input.loop } }),
+        ),
+      };
     }
+    const calls: AnyActorRef[] = [];
     for (let start = 0; start < input.calls.length; start += CALL_CHUNK_SIZE) {
-      spawn("callChunk", {
+      const chunk = spawn("callChunk", {
         id: `chunk-${start / CALL_CHUNK_SIZE}`,
         input: {
           calls: input.calls.slice(start, start + CALL_CHUNK_SIZE),
@@ -67,10 +82,12 @@ export const callGroupMachine = setup({
           loop: input.loop,
         },
       });
+      // A spawned chunk has its initial snapshot (and so its calls) at once.
+      calls.push(...(chunk.getSnapshot() as { context: CallGroupContext }).context.calls);
     }
-    return { size: input.calls.length };
+    return { calls };
   },
   on: {
-    "group.sync": { actions: "acknowledge" },
+    "group.send": { actions: "deliver" },
   },
 });

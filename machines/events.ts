@@ -29,22 +29,33 @@ export interface ToolCallInput {
   refusal?: string;
   /** Which per-call hooks the run has; their states are skipped otherwise. */
   hooks?: { beforeToolCall: boolean; afterToolCall: boolean };
+  /**
+   * Whether the loop waits for `tool.prepared` before it goes on (sequential
+   * batches, and runs with `beforeToolCall`). Otherwise the loop tells every
+   * call to prepare and then to execute in one step, and only `tool.settled` is
+   * reported.
+   */
+  reportsPreparation?: boolean;
   /** The loop the call reports to (set by the call group). */
   loop?: import("xstate").AnyActorRef;
 }
 
-/** Events a tool-call actor sends to the loop. */
+/**
+ * Events a tool-call actor sends to the loop. `tool.prepared` only when the
+ * loop asked for it (`reportsPreparation`), `tool.executed` only when the run
+ * has `afterToolCall` (otherwise `tool.settled` follows execution at once), and
+ * exactly one `tool.settled` per call.
+ */
 export type ToolCallToLoopEvent =
-  | { type: "tool.queued"; toolCallId: string; index: number; ref: import("xstate").AnyActorRef }
   | { type: "tool.prepared"; toolCallId: string; index: number }
   | { type: "tool.executed"; toolCallId: string; index: number }
   | { type: "tool.settled"; toolCallId: string; toolName: string; index: number; result: AgentToolResult<unknown>; isError: boolean };
 
-/** Events the loop sends to a tool-call actor. */
+/** Events the loop sends to a tool-call actor (through the call group). */
 export type LoopToToolCallEvent = { type: "call.prepare" } | { type: "call.execute" } | { type: "call.cancel"; reason: string };
 
-/** The call group's answer to `group.sync`. */
-export type CallGroupEvent = { type: "group.synced" };
+/** What the loop sends its call group: deliver `event` to the calls at `indexes`, in that order. */
+export type LoopToCallGroupEvent = { type: "group.send"; indexes: number[]; event: LoopToToolCallEvent };
 
 /** Events the `executeTool` actor sends back to its tool-call actor. */
 export type ExecuteToolEvent = { type: "execute.done"; result: AgentToolResult<unknown>; isError: boolean };
@@ -90,4 +101,4 @@ export interface TurnHookInput {
 export type RunControlEvent = { type: "run.abort" };
 
 /** Every event the loop machine accepts. */
-export type AgentLoopEvent = ModelStreamEvent | ToolCallToLoopEvent | CallGroupEvent | RunControlEvent;
+export type AgentLoopEvent = ModelStreamEvent | ToolCallToLoopEvent | RunControlEvent;

@@ -27,7 +27,7 @@ export type {
   RequestModelInput,
   RunControlEvent,
   SettledToolCall,
-  CallGroupEvent,
+  LoopToCallGroupEvent,
   ToolCallInput,
   ToolCallToLoopEvent,
   TurnHookInput,

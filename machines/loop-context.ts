@@ -67,14 +67,21 @@ export interface ToolBatch {
   sequential: boolean;
   /** Refusal text when the whole batch is refused (length truncation). */
   refusal?: string;
-  /** Call actors that reported `tool.queued` (all are spawned at dispatch, in source order). */
-  queued: number;
-  /** Calls told to prepare so far (one at a time, in source order). */
+  /**
+   * Whether each call reports `tool.prepared` and waits for the loop before the
+   * next one prepares (sequential batches, runs with `beforeToolCall`). Otherwise
+   * preparation is synchronous, so the loop tells every call to prepare and then
+   * to execute at once: the calls still prepare one at a time in source order.
+   */
+  handshake: boolean;
+  /** Calls told to prepare so far (source order). */
   started: number;
-  /** Indexes of calls waiting in `prepared` for the go. */
+  /** Indexes of prepared calls waiting for the go (handshake batches). */
   waiting: number[];
-  /** Calls released to execute that have not reported `tool.executed`. */
-  executing: number;
+  /** Whether each call was told to execute and has not yet reported `tool.executed` or `tool.settled`. */
+  running: boolean[];
+  /** How many entries of `running` are true. */
+  runningCount: number;
   /** Settled results by source index. */
   results: (ToolResultMessage | null)[];
   /** Whether each settled result asked to terminate. */
@@ -82,8 +89,6 @@ export interface ToolBatch {
   settledCount: number;
   /** Results appended to the transcript so far (source order). */
   appended: number;
-  /** Each call's actor, as reported by its `tool.queued`. */
-  refs: (AnyActorRef | null)[];
 }
 
 /** Context of the loop machine. JSON-serializable. */
@@ -148,21 +153,24 @@ export function appended(context: AgentLoopContext, added: AgentMessage[]): Pick
   return { messages: [...context.messages, ...added], newMessages: [...context.newMessages, ...added] };
 }
 
-export const newBatch = (calls: ToolCall[], sequential: boolean, refusal?: string): ToolBatch => ({
+export const newBatch = (calls: ToolCall[], options: { sequential: boolean; handshake: boolean; refusal?: string }): ToolBatch => ({
   calls,
   actorIds: uniqueActorIds(calls),
-  sequential,
-  refusal,
-  queued: 0,
+  sequential: options.sequential,
+  ...(options.refusal !== undefined ? { refusal: options.refusal } : {}),
+  handshake: options.handshake,
   started: 0,
   waiting: [],
-  executing: 0,
+  running: calls.map(() => false),
+  runningCount: 0,
   results: calls.map(() => null),
   terminates: calls.map(() => false),
   settledCount: 0,
   appended: 0,
-  refs: calls.map(() => null),
 });
+
+/** Indexes `from` (inclusive) to `to` (exclusive). */
+export const indexRange = (from: number, to: number): number[] => Array.from({ length: Math.max(0, to - from) }, (_, offset) => from + offset);
 
 /** Why the run ended. An abort wins: a run that saw `run.abort` ends `aborted`, whatever it was doing. */
 export function finalExitReason(context: AgentLoopContext): ExitReason {
@@ -183,6 +191,7 @@ export function callGroupInput(context: AgentLoopContext, loop: AnyActorRef): Ca
         toolCall,
         index,
         hooks,
+        reportsPreparation: batch.handshake,
         ...(batch.refusal !== undefined ? { refusal: batch.refusal } : {}),
       }),
     ),

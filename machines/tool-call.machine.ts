@@ -5,20 +5,23 @@
  * (unknown tool, invalid arguments, blocked, aborted, refused).
  *
  * One is spawned per call, in source order, with the tool call id as actor id (by
- * the batch's call group). The actor tells the loop where it is (`tool.queued`
- * with its ref, `tool.prepared`, `tool.executed`) and reports exactly one
- * `tool.settled` on reaching `done`. It waits for the loop at two points —
- * `queued` until `call.prepare`, `prepared` until `call.execute` (or `call.cancel`
- * after an abort) — which is how the loop keeps preparation one at a time in
- * source order and execution parallel or sequential.
+ * the batch's call group). It waits for the loop at two points — `queued` until
+ * `call.prepare`, `prepared` until `call.execute` (or `call.cancel` after an
+ * abort) — which is how the loop keeps preparation one at a time in source order
+ * and execution parallel or sequential. It announces its own
+ * `tool_execution_start` (on starting to prepare) and `tool_execution_end` (on
+ * settling), so those keep their order with preparation and completion. It
+ * reports `tool.prepared` when the loop waits for it (`reportsPreparation`),
+ * `tool.executed` when a finalizing hook follows, and exactly one `tool.settled`
+ * on reaching `done`.
  *
  * No I/O here. `prepareArguments` (lookup, shim, validation) is a named action and
  * `beforeToolCall`, `executeTool`, `afterToolCall` are named actors; `src/actors/`
  * provides the real ones. The hook states are entered only when the run has the
  * hook (`hooks` in the input), so a call without hooks costs one invoked actor.
  */
-import { assign, fromCallback, fromPromise, sendTo, setup, type AnyActorRef } from "xstate";
-import type { AgentToolResult, BeforeToolCallResult } from "../src/types.js";
+import { assign, emit, enqueueActions, fromCallback, fromPromise, sendTo, setup, type AnyActorRef } from "xstate";
+import type { AgentEvent, AgentToolResult, BeforeToolCallResult } from "../src/types.js";
 import type {
   ExecuteToolEvent,
   LoopToToolCallEvent,
@@ -64,13 +67,14 @@ export const BLOCKED_MESSAGE = "Tool execution was blocked";
 const loopOf = ({ context, self }: { context: ToolCallContext; self: AnyActorRef }): AnyActorRef =>
   context.loop ?? (self._parent as AnyActorRef);
 
-const missingResult = (): SettledToolCall => ({ result: errorResult("Tool call ended without a result"), isError: true });
+export const missingResult = (): SettledToolCall => ({ result: errorResult("Tool call ended without a result"), isError: true });
 
 export const toolCallMachine = setup({
   types: {
     context: {} as ToolCallContext,
     input: {} as ToolCallInput,
     events: {} as LoopToToolCallEvent | ExecuteToolEvent,
+    emitted: {} as AgentEvent,
   },
   actors: {
     /** Asks `beforeToolCall`. Stand-in: allows. */
@@ -104,17 +108,32 @@ export const toolCallMachine = setup({
     settleWithError: assign({
       settled: (_, params: { error: unknown }) => ({ result: errorResult(errorText(params.error)), isError: true }),
     }),
-    reportQueued: sendTo(loopOf, ({ context, self }): ToolCallToLoopEvent => ({
-      type: "tool.queued",
+    /** `tool_execution_start`. The runtime delivers it to the run's sink at once (see `src/actors/`). */
+    announceStart: emit(({ context }) => ({
+      type: "tool_execution_start" as const,
       toolCallId: context.toolCall.id,
-      index: context.index,
-      ref: self,
+      toolName: context.toolCall.name,
+      args: context.toolCall.arguments,
     })),
-    reportPrepared: sendTo(loopOf, ({ context }): ToolCallToLoopEvent => ({
-      type: "tool.prepared",
-      toolCallId: context.toolCall.id,
-      index: context.index,
-    })),
+    /** `tool_execution_end` with the settled result. The runtime delivers it to the run's sink at once. */
+    announceEnd: emit(({ context }) => {
+      const settled = context.settled ?? missingResult();
+      return {
+        type: "tool_execution_end" as const,
+        toolCallId: context.toolCall.id,
+        toolName: context.toolCall.name,
+        result: settled.result,
+        isError: settled.isError,
+      };
+    }),
+    reportPrepared: enqueueActions(({ context, self, enqueue }) => {
+      if (!context.reportsPreparation) return;
+      enqueue.sendTo(loopOf({ context, self }), {
+        type: "tool.prepared",
+        toolCallId: context.toolCall.id,
+        index: context.index,
+      } satisfies ToolCallToLoopEvent);
+    }),
     reportExecuted: sendTo(loopOf, ({ context }): ToolCallToLoopEvent => ({
       type: "tool.executed",
       toolCallId: context.toolCall.id,
@@ -138,10 +157,10 @@ export const toolCallMachine = setup({
   initial: "queued",
   states: {
     queued: {
-      entry: "reportQueued",
       on: { "call.prepare": "preparing" },
     },
     preparing: {
+      entry: "announceStart",
       initial: "validating",
       states: {
         validating: {
@@ -203,7 +222,7 @@ export const toolCallMachine = setup({
           },
           {
             target: "done",
-            actions: [assign({ settled: ({ event }) => ({ result: event.result, isError: event.isError }) }), "reportExecuted"],
+            actions: assign({ settled: ({ event }) => ({ result: event.result, isError: event.isError }) }),
           },
         ],
       },
@@ -227,7 +246,7 @@ export const toolCallMachine = setup({
     // Terminal, but not `type: "final"`: the call group owns the actor and stops
     // it with the batch, so no done event can outlive the loop.
     done: {
-      entry: "reportSettled",
+      entry: ["announceEnd", "reportSettled"],
     },
   },
 });

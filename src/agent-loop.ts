@@ -8,6 +8,7 @@ import { agentLoopMachine, type AgentLoopOutput } from "../machines/agent-loop.m
 import { createRequestModelActor } from "./actors/request-model.js";
 import {
   createAfterToolCallActor,
+  createAnnounceActions,
   createBeforeToolCallActor,
   createExecuteToolActor,
   createPrepareArgumentsAction,
@@ -54,7 +55,7 @@ export interface CreateAgentLoopActorOptions {
 /** The loop machine with a run's real actors provided. */
 export function provideRunActors(env: RunEnvironment) {
   const toolCall = toolCallMachine.provide({
-    actions: { prepareArguments: createPrepareArgumentsAction(env) },
+    actions: { prepareArguments: createPrepareArgumentsAction(env), ...createAnnounceActions(env) },
     actors: {
       beforeToolCall: createBeforeToolCallActor(env),
       executeTool: createExecuteToolActor(env),

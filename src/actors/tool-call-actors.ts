@@ -12,6 +12,7 @@ import { ABORTED_MESSAGE } from "../../machines/agent-loop.machine.js";
 import {
   errorResult,
   errorText,
+  missingResult,
   type ExecuteToolInput,
   type FinalizeToolCallInput,
   type ToolCallContext,
@@ -50,6 +51,26 @@ export function createPrepareArgumentsAction(env: RunEnvironment) {
   return assign<ToolCallContext, ToolCallMachineEvent, unknown, ToolCallMachineEvent, never>(({ context }) =>
     prepare(env, context),
   );
+}
+
+/**
+ * Creates the `announceStart` and `announceEnd` actions of a run: they hand
+ * `tool_execution_start`/`tool_execution_end` to the run's sink at once, so each
+ * keeps its place between the call's preparation, its tool's updates and the
+ * loop's own events.
+ */
+export function createAnnounceActions(env: RunEnvironment) {
+  return {
+    announceStart: ({ context }: { context: ToolCallContext }) => {
+      const { toolCall } = context;
+      env.emit({ type: "tool_execution_start", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments });
+    },
+    announceEnd: ({ context }: { context: ToolCallContext }) => {
+      const { toolCall } = context;
+      const settled = context.settled ?? missingResult();
+      env.emit({ type: "tool_execution_end", toolCallId: toolCall.id, toolName: toolCall.name, result: settled.result, isError: settled.isError });
+    },
+  };
 }
 
 /** Creates the `beforeToolCall` actor: `{ block: true }` becomes an error result; an abort meanwhile blocks too. */

@@ -47,7 +47,11 @@ export interface CheckAgentLoopOptions {
   callGroupMachine?: AnyStateMachine;
 }
 
-/** The configurations explored by default: every hook with `maxTurns`, and no hook with sequential tools and no cap. */
+/**
+ * The configurations explored by default: every hook with `maxTurns`; no hook,
+ * and `afterToolCall` alone, in parallel (where the loop prepares and releases a
+ * batch at once) with `maxTurns`; no hook with sequential tools and no cap.
+ */
 export function defaultModelCheckConfigurations(turns: number): ModelCheckConfiguration[] {
   return [
     {
@@ -57,6 +61,11 @@ export function defaultModelCheckConfigurations(turns: number): ModelCheckConfig
         maxTurns: turns,
         sequentialTools: [SERIAL_TOOL],
       },
+    },
+    { name: `no hooks, parallel, maxTurns ${turns}`, input: { maxTurns: turns, sequentialTools: [SERIAL_TOOL] } },
+    {
+      name: `afterToolCall only, parallel, maxTurns ${turns}`,
+      input: { hooks: { afterToolCall: true } as never, maxTurns: turns },
     },
     { name: "no hooks, sequential, no maxTurns", input: { toolExecution: "sequential" } },
   ];

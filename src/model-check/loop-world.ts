@@ -6,7 +6,7 @@
  * executeTool, afterToolCall — are inert stand-ins whose answers are world
  * events), whether the model stream has started, and the invariant monitor.
  */
-import { assign, type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, type AnyTransitionDefinition, type EventObject } from "xstate";
+import { assign, type AnyMachineSnapshot, type AnyStateMachine, type AnyTransitionDefinition, type EventObject } from "xstate";
 import type { ToolCallContext } from "../../machines/tool-call.machine.js";
 import type { AgentEvent, AgentMessage, AssistantMessage, Model, StopReason, ToolCall } from "../types.js";
 import {
@@ -229,13 +229,16 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         violations.push({ invariant: "I3", message: `${what} threw: ${step.error instanceof Error ? step.error.message : String(step.error)}` });
       }
     };
-    /** Events a call or the group sends to the loop. A queued call's ref becomes a stand-in with the call's actor id. */
-    const toLoop = (actions: RecordedAction[], from: WorldCall | null) => {
+    /** What a call's step did beyond its own state: its announcements, and the events it sends to the loop. */
+    const fromCall = (actions: RecordedAction[]) => {
       for (const action of actions) {
+        const emitted = emittedEvent(action);
+        if (emitted) {
+          violations.push(...observeEmitted(monitor, emitted as AgentEvent));
+          continue;
+        }
         const sent = sentEvent(action);
-        if (!sent || sent.to !== parentId) continue;
-        const payload = sent.event as SentEvent;
-        queue.push({ to: "loop", event: from && "ref" in payload ? { ...payload, ref: callRef(from.id) } : payload });
+        if (sent && sent.to === parentId) queue.push({ to: "loop", event: sent.event as SentEvent });
       }
     };
     const startGroup = (id: string, groupInput: GroupInput) => {
@@ -246,7 +249,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         const callStarted = recorders.call.initial(machines.call, { ...callInput, loop: recorders.call.parent });
         onTransitions(callStarted.transitions, "call");
         const call: WorldCall = { id: groupInput.actorIds[index] as string, name: callInput.toolCall.name, index, snapshot: callStarted.snapshot };
-        toLoop(callStarted.actions, call);
+        fromCall(callStarted.actions);
         return call;
       });
     };
@@ -270,12 +273,6 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           queue.push({ to: "group", event: sent.event as SentEvent });
           continue;
         }
-        const target = sent ? calls.findIndex((call) => call.id === sent.to) : -1;
-        if (sent && target >= 0) {
-          violations.push(...observeSentToCall(monitor, sent.to, sent.event.type));
-          queue.push({ to: target, event: sent.event as SentEvent });
-          continue;
-        }
         const stopped = stoppedChild(action);
         if (stopped !== undefined && group && stopped === group.id) {
           // Stopping the group stops every call it owns.
@@ -290,9 +287,8 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       const step = recorders.call.step(machines.call, call.snapshot, sent);
       onTransitions(step.transitions, "call");
       threw("a tool-call actor", step);
-      const next = { ...call, snapshot: step.snapshot };
-      calls[index] = next;
-      toLoop(step.actions, next);
+      calls[index] = { ...call, snapshot: step.snapshot };
+      fromCall(step.actions);
     };
     const deliverToGroup = (sent: SentEvent) => {
       if (!group || group.snapshot.status !== "active") return;
@@ -300,7 +296,14 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       onTransitions(step.transitions, "group");
       threw("the call group", step);
       group = { ...group, snapshot: step.snapshot };
-      toLoop(step.actions, null);
+      // The group delivers the loop's events to its calls, in order.
+      for (const action of step.actions) {
+        const sent = sentEvent(action);
+        const target = sent ? calls.findIndex((call) => call.id === sent.to) : -1;
+        if (!sent || target < 0) continue;
+        violations.push(...observeSentToCall(monitor, sent.to, sent.event.type));
+        queue.push({ to: target, event: sent.event as SentEvent });
+      }
     };
 
     if (first === "init") fromLoop(recorders.loop.initial(machines.loop, input));
@@ -475,11 +478,6 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
   };
 }
 
-/** The stand-in the loop stores for a call's ref: only its id is read (as the target of the loop's sends). */
-function callRef(id: string): AnyActorRef {
-  return { id, toJSON: () => ({ xstate$$type: 1, id }) } as unknown as AnyActorRef;
-}
-
 /** A tool-call actor's context without the call's payload: whether it has args and how it settled. */
 function abstractCall(context: unknown): unknown {
   const { settled, refusal, args } = context as { settled?: { isError?: boolean; result?: { terminate?: boolean } }; refusal?: string; args?: unknown };
@@ -505,7 +503,7 @@ export function defaultAbstractContext(context: unknown): unknown {
   } = context as Record<string, unknown>;
   const assistantMessage = assistant as AssistantMessage | undefined;
   const toolBatch = batch as
-    | { calls: unknown[]; results: ({ isError?: boolean } | null)[]; refs?: unknown[]; actorIds: unknown; refusal?: string; [key: string]: unknown }
+    | { calls: unknown[]; results: ({ isError?: boolean } | null)[]; actorIds: unknown; refusal?: string; [key: string]: unknown }
     | undefined;
   return {
     ...rest,
@@ -520,7 +518,6 @@ export function defaultAbstractContext(context: unknown): unknown {
           ...toolBatch,
           calls: toolBatch.calls.length,
           actorIds: undefined,
-          refs: Array.isArray(toolBatch.refs) ? toolBatch.refs.map((ref) => ref !== null && ref !== undefined) : undefined,
           refusal: toolBatch.refusal !== undefined,
           results: toolBatch.results.map(resultKind),
         }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AnyActorRef } from "xstate";
+import { createEmptyActor } from "xstate";
 import { getAdjacencyMap } from "xstate/graph";
 import { agentLoopMachine, type AgentLoopInput } from "../../machines/index.js";
 import type { AgentLoopEvent } from "../../machines/events.js";
@@ -15,9 +15,6 @@ const response = (kind: "text" | "call" | "length" | "error"): AssistantMessage 
       ? assistant({ stopReason: "error", errorMessage: "x" })
       : assistant({ calls: [{ id: "c", name: "t", arguments: {} }], ...(kind === "length" ? { stopReason: "length" as const } : {}) });
 
-/** Stands in for a tool-call actor: exploration is pure, so nothing is ever sent to it. */
-const inertRef = { id: "c", send: () => undefined } as unknown as AnyActorRef;
-
 /** What the world can do in a given snapshot: an abstract event alphabet. */
 function worldEvents(snapshot: Snapshot): AgentLoopEvent[] {
   const { batch } = snapshot.context;
@@ -27,7 +24,6 @@ function worldEvents(snapshot: Snapshot): AgentLoopEvent[] {
       events.push({ type: "model.done", message: response(kind), started: false });
     }
   }
-  if (batch && batch.queued < batch.calls.length) events.push({ type: "tool.queued", toolCallId: "c", index: batch.queued, ref: inertRef });
   if (batch && batch.started > 0) {
     const index = batch.started - 1;
     const base = { toolCallId: "c", index };
@@ -35,7 +31,6 @@ function worldEvents(snapshot: Snapshot): AgentLoopEvent[] {
     events.push({ type: "tool.executed", ...base });
     events.push({ type: "tool.settled", ...base, toolName: "t", result: { content: [], details: {}, terminate: true }, isError: false });
     events.push({ type: "tool.settled", ...base, toolName: "t", result: { content: [], details: {} }, isError: true });
-    events.push({ type: "group.synced" });
   }
   const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as unknown as AgentLoopEvent;
   events.push(done("pollSteering", []), done("pollSteering", [{ role: "user", content: "steer", timestamp: 0 }]));
@@ -63,11 +58,21 @@ describe("the loop machine's reachable states", () => {
       events: worldEvents,
       serializeState: (snapshot) => {
         const { batch, turn, aborted, terminated, pending, exitReason } = snapshot.context;
-        return JSON.stringify([snapshot.value, exitReason, turn, aborted, terminated, pending.length, batch && [batch.queued, batch.started, batch.waiting.length, batch.executing, batch.settledCount, batch.appended, batch.sequential]]);
+        return JSON.stringify([snapshot.value, exitReason, turn, aborted, terminated, pending.length, batch && [batch.started, batch.waiting.length, batch.runningCount, batch.settledCount, batch.appended, batch.sequential, batch.handshake]]);
       },
       limit: 20_000,
     });
+    // Stable states, and the states a step passes through (dispatching and appending are left at once).
     const reached = new Set(Object.values(map).flatMap((entry) => stateNames(entry.state.value)));
+    const empty = createEmptyActor();
+    const scope = { self: empty, logger: () => undefined, id: "", sessionId: "", defer: () => undefined, system: empty.system, stopChild: () => undefined, emit: () => undefined, actionExecutor: () => undefined };
+    for (const entry of Object.values(map)) {
+      for (const event of worldEvents(entry.state)) {
+        for (const step of agentLoopMachine.microstep(entry.state, event, scope as never)) {
+          for (const name of stateNames(step.value)) reached.add(name);
+        }
+      }
+    }
     for (const name of [
       "requesting",
       "toolBatch.dispatching",

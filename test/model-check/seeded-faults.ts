@@ -21,8 +21,7 @@ const recordSettledWith = (keep: (params: SettledParams) => boolean) =>
   enqueueActions((({ context, enqueue }: { context: AgentLoopContext; enqueue: unknown }, params: SettledParams) => {
     const batch = context.batch as (ToolBatch & { completionOrder?: number[] }) | undefined;
     if (!batch || batch.results[params.index] !== null) return;
-    const queue = enqueue as unknown as { emit: (event: unknown) => void; assign: (value: unknown) => void };
-    queue.emit({ type: "tool_execution_end", toolCallId: params.toolCallId, toolName: params.toolName, result: params.result, isError: params.isError });
+    const queue = enqueue as unknown as { assign: (value: unknown) => void };
     const results = batch.results.slice();
     if (keep(params)) {
       results[params.index] = {
@@ -37,8 +36,19 @@ const recordSettledWith = (keep: (params: SettledParams) => boolean) =>
     }
     const terminates = batch.terminates.slice();
     terminates[params.index] = params.result.terminate === true;
+    const running = batch.running.slice();
+    const wasRunning = running[params.index] === true;
+    running[params.index] = false;
     queue.assign({
-      batch: { ...batch, results, terminates, settledCount: batch.settledCount + 1, completionOrder: [...(batch.completionOrder ?? []), params.index] },
+      batch: {
+        ...batch,
+        results,
+        terminates,
+        running,
+        runningCount: batch.runningCount - (wasRunning ? 1 : 0),
+        settledCount: batch.settledCount + 1,
+        completionOrder: [...(batch.completionOrder ?? []), params.index],
+      },
     });
   }) as never) as never;
 
@@ -56,7 +66,6 @@ export const appendsInCompletionOrder: FaultyMachine = agentLoopMachine.provide(
         enqueue.emit({ type: "message_start", message });
         enqueue.emit({ type: "message_end", message });
       }
-      enqueue.sendTo("calls", { type: "group.sync" });
       if (ready.length === 0) return;
       enqueue.assign({
         messages: [...context.messages, ...ready],

@@ -184,7 +184,8 @@ export async function runScripted(script: RunScript, machine: AnyStateMachine): 
       if (inspection.type === "@xstate.microstep" && inspection.actorRef === ref.loop && inspection.event.type === "run.abort") {
         observeWorld(monitor, { abort: true });
       }
-      if (inspection.type !== "@xstate.event" || inspection.sourceRef !== ref.loop) return;
+      // The loop's events reach its calls through the call group.
+      if (inspection.type !== "@xstate.event" || !inspection.event.type.startsWith("call.")) return;
       const target = inspection.actorRef as { id?: string };
       violations.push(...observeSentToCall(monitor, target.id ?? "?", inspection.event.type));
     },
