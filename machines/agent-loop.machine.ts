@@ -19,9 +19,9 @@
  * stand-ins without I/O (so `xstate/graph` can traverse the machine); `src/actors/`
  * provides the real ones with `machine.provide(...)`.
  */
-import { assign, emit, enqueueActions, fromCallback, fromPromise, setup } from "xstate";
+import { assign, emit, enqueueActions, fromCallback, fromPromise, sendTo, setup } from "xstate";
 import type { AgentEvent, AgentMessage, AssistantMessage, ExitReason, ToolResultMessage } from "../src/types.js";
-import type { AgentLoopEvent, NextTurnUpdate, RequestModelInput, TurnHookInput } from "./events.js";
+import type { AgentLoopEvent, ModelRequestEvent, NextTurnUpdate, TurnHookInput } from "./events.js";
 import { callGroupMachine } from "./call-group.machine.js";
 import {
   ABORTED_MESSAGE,
@@ -61,8 +61,12 @@ export const agentLoopMachine = setup({
     output: {} as AgentLoopOutput,
   },
   actors: {
-    /** Streams one model response (updates go to the event sink) and sends one `model.done`. Stand-in: never answers. */
-    requestModel: fromCallback<{ type: "noop" }, RequestModelInput>(() => undefined),
+    /**
+     * The run's model: for each `model.request` it streams one response (updates go
+     * to the event sink) and sends one `model.done`. One actor for the whole run,
+     * so a turn does not pay for creating one. Stand-in: never answers.
+     */
+    requestModel: fromCallback<ModelRequestEvent>(() => undefined),
     /** Polls `getSteeringMessages`. Stand-in: none. */
     pollSteering: fromPromise<AgentMessage[]>(async () => []),
     /** Polls `getFollowUpMessages`. Stand-in: none. */
@@ -110,6 +114,14 @@ export const agentLoopMachine = setup({
       enqueue.assign({ turn: context.turn + 1 });
       enqueue.emit({ type: "turn_start" });
     }),
+    requestResponse: sendTo("requestModel", ({ context }): ModelRequestEvent => ({
+      type: "model.request",
+      systemPrompt: context.systemPrompt,
+      messages: context.messages,
+      model: context.model,
+      thinkingLevel: context.thinkingLevel,
+      turn: context.turn,
+    })),
     injectPending: enqueueActions(({ context, enqueue }) => {
       if (context.pending.length === 0) return;
       for (const message of context.pending) {
@@ -303,6 +315,7 @@ export const agentLoopMachine = setup({
     terminated: false,
     aborted: false,
   }),
+  invoke: { id: "requestModel", src: "requestModel" },
   on: {
     "run.abort": { actions: "markAborted" },
   },
@@ -332,18 +345,7 @@ export const agentLoopMachine = setup({
       },
     },
     requesting: {
-      entry: "injectPending",
-      invoke: {
-        id: "requestModel",
-        src: "requestModel",
-        input: ({ context }) => ({
-          systemPrompt: context.systemPrompt,
-          messages: context.messages,
-          model: context.model,
-          thinkingLevel: context.thinkingLevel,
-          turn: context.turn,
-        }),
-      },
+      entry: ["injectPending", "requestResponse"],
       on: {
         "model.done": {
           target: "responseReceived",

@@ -67,7 +67,7 @@ export type ExecuteToolEvent = { type: "execute.done"; result: AgentToolResult<u
  */
 export type ModelStreamEvent = { type: "model.done"; message: AssistantMessage; started: boolean };
 
-/** Input of the `requestModel` actor: everything one model request needs. */
+/** Everything one model request needs. */
 export interface RequestModelInput {
   systemPrompt: string;
   messages: AgentMessage[];
@@ -75,6 +75,9 @@ export interface RequestModelInput {
   thinkingLevel: ThinkingLevel;
   turn: number;
 }
+
+/** What the loop sends the run's `requestModel` actor on entering `requesting`. */
+export type ModelRequestEvent = { type: "model.request" } & RequestModelInput;
 
 /** What `prepareNextTurn` may change for the next turn. */
 export interface NextTurnUpdate {

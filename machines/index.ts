@@ -24,6 +24,7 @@ export type {
   LoopToToolCallEvent,
   ModelStreamEvent,
   NextTurnUpdate,
+  ModelRequestEvent,
   RequestModelInput,
   RunControlEvent,
   SettledToolCall,

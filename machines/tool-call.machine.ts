@@ -15,12 +15,13 @@
  * `tool.executed` when a finalizing hook follows, and exactly one `tool.settled`
  * on reaching `done`.
  *
- * No I/O here. `prepareArguments` (lookup, shim, validation) is a named action and
- * `beforeToolCall`, `executeTool`, `afterToolCall` are named actors; `src/actors/`
- * provides the real ones. The hook states are entered only when the run has the
+ * No I/O here. `prepareArguments` (lookup, shim, validation) and `startExecution`
+ * (runs the tool; its outcome comes back as `execute.done`) are named actions, and
+ * `beforeToolCall`, `afterToolCall` are named actors; `src/actors/` provides the
+ * real ones. The hook states are entered only when the run has the
  * hook (`hooks` in the input), so a call without hooks costs one invoked actor.
  */
-import { assign, emit, enqueueActions, fromCallback, fromPromise, sendTo, setup, type AnyActorRef } from "xstate";
+import { assign, emit, enqueueActions, fromPromise, raise, sendTo, setup, type AnyActorRef } from "xstate";
 import type { AgentEvent, AgentToolResult, BeforeToolCallResult } from "../src/types.js";
 import type {
   ExecuteToolEvent,
@@ -49,7 +50,7 @@ export function errorText(error: unknown): string {
   return typeof error === "string" ? error : (JSON.stringify(error) ?? String(error));
 }
 
-/** Input of the `beforeToolCall` and `executeTool` actors. */
+/** Input of the `beforeToolCall` actor (and what `startExecution` runs). */
 export interface ExecuteToolInput {
   toolCall: ToolCallInput["toolCall"];
   args: unknown;
@@ -79,10 +80,6 @@ export const toolCallMachine = setup({
   actors: {
     /** Asks `beforeToolCall`. Stand-in: allows. */
     beforeToolCall: fromPromise<BeforeToolCallResult | undefined, ExecuteToolInput>(async () => undefined),
-    /** Runs the tool; sends `execute.update` per partial result and one `execute.done`. Stand-in: empty success. */
-    executeTool: fromCallback<{ type: "noop" }, ExecuteToolInput>(({ sendBack }) => {
-      sendBack({ type: "execute.done", result: { content: [], details: {} }, isError: false } satisfies ExecuteToolEvent);
-    }),
     /** Applies `afterToolCall` overrides. Stand-in: keeps the executed result. */
     afterToolCall: fromPromise<SettledToolCall, FinalizeToolCallInput>(async ({ input }) => input.executed),
   },
@@ -94,6 +91,12 @@ export const toolCallMachine = setup({
     isBlocked: (_, verdict: BeforeToolCallResult | undefined) => verdict?.block === true,
   },
   actions: {
+    /**
+     * Starts the tool; its outcome comes back to this actor as one `execute.done`
+     * (partial results go to the run's sink). An action rather than an invoked
+     * actor, so a call costs one actor. Stand-in: an empty success at once.
+     */
+    startExecution: raise({ type: "execute.done", result: { content: [], details: {} }, isError: false } satisfies ExecuteToolEvent),
     /** Looks the tool up, applies `prepareArguments` and validates. Stand-in: accepts the raw arguments. */
     prepareArguments: assign({ args: ({ context }) => context.toolCall.arguments }),
     settleWithRefusal: assign({
@@ -208,11 +211,7 @@ export const toolCallMachine = setup({
       },
     },
     executing: {
-      invoke: {
-        id: "executeTool",
-        src: "executeTool",
-        input: ({ context }) => ({ toolCall: context.toolCall, args: context.args }),
-      },
+      entry: "startExecution",
       on: {
         "execute.done": [
           {

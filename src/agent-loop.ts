@@ -10,8 +10,8 @@ import {
   createAfterToolCallActor,
   createAnnounceActions,
   createBeforeToolCallActor,
-  createExecuteToolActor,
   createPrepareArgumentsAction,
+  createStartExecutionAction,
 } from "./actors/tool-call-actors.js";
 import { createTurnHookActors, sequentialToolNames } from "./actors/turn-hook-actors.js";
 import { toolCallMachine } from "../machines/tool-call.machine.js";
@@ -55,10 +55,13 @@ export interface CreateAgentLoopActorOptions {
 /** The loop machine with a run's real actors provided. */
 export function provideRunActors(env: RunEnvironment) {
   const toolCall = toolCallMachine.provide({
-    actions: { prepareArguments: createPrepareArgumentsAction(env), ...createAnnounceActions(env) },
+    actions: {
+      prepareArguments: createPrepareArgumentsAction(env),
+      startExecution: createStartExecutionAction(env),
+      ...createAnnounceActions(env),
+    },
     actors: {
       beforeToolCall: createBeforeToolCallActor(env),
-      executeTool: createExecuteToolActor(env),
       afterToolCall: createAfterToolCallActor(env),
     },
   });

@@ -1,5 +1,5 @@
 /**
- * The `requestModel` actor: one model request, streamed.
+ * The `requestModel` actor: the run's model, one streamed response per request.
  *
  * transformContext → convertToLlm → API key → stream function. Emits
  * `message_start` on the stream's `start` and `message_update` for every
@@ -9,7 +9,7 @@
  * message with stopReason `error` (or `aborted` when the signal fired).
  */
 import { fromCallback } from "xstate";
-import type { ModelStreamEvent, RequestModelInput } from "../../machines/events.js";
+import type { ModelRequestEvent, ModelStreamEvent, RequestModelInput } from "../../machines/events.js";
 import { errorText } from "../../machines/tool-call.machine.js";
 import type { AssistantMessage, Context, Message, Model, SimpleStreamOptions } from "../types.js";
 import type { RunEnvironment } from "../run-environment.js";
@@ -69,35 +69,42 @@ async function openStream(env: RunEnvironment, input: RequestModelInput) {
   return env.streamFn(input.model, context, options);
 }
 
-/** Creates the `requestModel` actor logic for a run. */
-export function createRequestModelActor(env: RunEnvironment) {
-  return fromCallback<{ type: "noop" }, RequestModelInput>(({ input, sendBack }) => {
-    let stopped = false;
-    let started = false;
-    const send = (event: ModelStreamEvent) => {
-      if (!stopped) sendBack(event);
-    };
-    const finish = (message: AssistantMessage) => {
-      send({ type: "model.done", message, started });
-      stopped = true;
-    };
-    const run = async () => {
-      const stream = await openStream(env, input);
-      for await (const event of stream) {
-        if (stopped) return;
-        if (event.type === "start") {
-          started = true;
-          env.emit({ type: "message_start", message: { ...event.partial } });
-        } else if (event.type === "done" || event.type === "error") {
-          finish(await stream.result());
-          return;
-        } else if (started) {
-          env.emit({ type: "message_update", message: { ...event.partial }, assistantMessageEvent: event });
-        }
+/** Streams one response for `input`; `sendBack` receives its one `model.done` unless `isCancelled()` says the run stopped. */
+function streamResponse(env: RunEnvironment, input: RequestModelInput, sendBack: (event: ModelStreamEvent) => void, isCancelled: () => boolean) {
+  let finished = false;
+  let started = false;
+  const finish = (message: AssistantMessage) => {
+    if (finished || isCancelled()) return;
+    finished = true;
+    sendBack({ type: "model.done", message, started });
+  };
+  const run = async () => {
+    const stream = await openStream(env, input);
+    for await (const event of stream) {
+      if (finished || isCancelled()) return;
+      if (event.type === "start") {
+        started = true;
+        env.emit({ type: "message_start", message: { ...event.partial } });
+      } else if (event.type === "done" || event.type === "error") {
+        finish(await stream.result());
+        return;
+      } else if (started) {
+        env.emit({ type: "message_update", message: { ...event.partial }, assistantMessageEvent: event });
       }
-      finish(await stream.result());
-    };
-    run().catch((error: unknown) => finish(failedResponse(input.model, error, env.signal)));
+    }
+    finish(await stream.result());
+  };
+  run().catch((error: unknown) => finish(failedResponse(input.model, error, env.signal)));
+}
+
+/** Creates the run's `requestModel` actor logic: one streamed response per `model.request`. */
+export function createRequestModelActor(env: RunEnvironment) {
+  return fromCallback<ModelRequestEvent>(({ sendBack, receive }) => {
+    let stopped = false;
+    receive((request) => {
+      const { type: _type, ...input } = request;
+      streamResponse(env, input, sendBack, () => stopped);
+    });
     return () => {
       stopped = true;
     };

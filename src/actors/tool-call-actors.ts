@@ -1,10 +1,11 @@
 /**
  * The named implementations of a tool call: the `prepareArguments` action
- * (lookup, shim, validation — pure with respect to the run's tools) and the
- * `beforeToolCall`, `executeTool` and `afterToolCall` actors. Every failure
+ * (lookup, shim, validation — pure with respect to the run's tools), the
+ * `startExecution` action, the announcements, and the `beforeToolCall` and
+ * `afterToolCall` actors. Every failure
  * becomes an error result; none rejects for a tool's or hook's fault.
  */
-import { assign, fromCallback, fromPromise } from "xstate";
+import { assign, fromPromise, type AnyActorRef } from "xstate";
 import type { ExecuteToolEvent, LoopToToolCallEvent, SettledToolCall } from "../../machines/events.js";
 
 type ToolCallMachineEvent = LoopToToolCallEvent | ExecuteToolEvent;
@@ -85,41 +86,37 @@ export function createBeforeToolCallActor(env: RunEnvironment) {
   });
 }
 
-/** Creates `executeTool`: runs the tool with the run's signal; updates after it settles are dropped. */
-export function createExecuteToolActor(env: RunEnvironment) {
-  return fromCallback<{ type: "noop" }, ExecuteToolInput>(({ input, sendBack }) => {
+/**
+ * Creates the `startExecution` action of a run: runs the tool with the run's
+ * signal and sends the outcome back to the call as one `execute.done`. Partial
+ * results go to the run's sink until the call settles or its actor stops.
+ */
+export function createStartExecutionAction(env: RunEnvironment) {
+  return ({ context, self }: { context: ToolCallContext; self: AnyActorRef }) => {
+    const { toolCall } = context;
     let settled = false;
+    const live = () => !settled && self.getSnapshot().status === "active";
     const finish = (event: ExecuteToolEvent) => {
-      if (settled) return;
+      if (!live()) return;
       settled = true;
-      sendBack(event);
+      self.send(event);
     };
-    const { toolCall } = input;
     const tool = env.toolsByName.get(toolCall.name);
-    if (!tool) {
-      finish({ type: "execute.done", result: errorResult(`Tool ${toolCall.name} not found`), isError: true });
-      return;
-    }
     const onUpdate = (partialResult: AgentToolResult<unknown>) => {
-      if (settled) return;
-      env.emit({
-        type: "tool_execution_update",
-        toolCallId: toolCall.id,
-        toolName: toolCall.name,
-        args: toolCall.arguments,
-        partialResult,
-      });
+      if (!live()) return;
+      env.emit({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments, partialResult });
     };
+    // Never synchronously: the call finishes its step before the tool starts.
     Promise.resolve()
-      .then(() => tool.execute(toolCall.id, input.args as never, env.signal, onUpdate))
+      .then(() => {
+        if (!tool) throw new Error(`Tool ${toolCall.name} not found`);
+        return tool.execute(toolCall.id, context.args as never, env.signal, onUpdate);
+      })
       .then(
         (result) => finish({ type: "execute.done", result: normalizeResult(result), isError: false }),
         (error: unknown) => finish({ type: "execute.done", result: errorResult(errorText(error)), isError: true }),
       );
-    return () => {
-      settled = true;
-    };
-  });
+  };
 }
 
 /** Creates `afterToolCall`: overrides field by field (no deep merge); a throw becomes an error result. */

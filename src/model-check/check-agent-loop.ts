@@ -78,10 +78,19 @@ function withStandIns(machine: AnyStateMachine): AnyStateMachine {
   return machine.provide({ actors: Object.fromEntries(names.map((name) => [name, idle])) } as never);
 }
 
-/** A tool-call machine whose preparation outcome the world decides (see {@link worldPrepareArguments}). */
+/**
+ * A tool-call machine whose preparation outcome the world decides (see
+ * {@link worldPrepareArguments}) and whose tool the world runs (`startExecution`
+ * does nothing; the world answers with `execute.done`).
+ */
 function withWorldPreparation(machine: AnyStateMachine): AnyStateMachine {
   const actions = (machine.implementations as { actions?: Record<string, unknown> }).actions ?? {};
-  return "prepareArguments" in actions ? machine.provide({ actions: { prepareArguments: worldPrepareArguments } } as never) : machine;
+  return machine.provide({
+    actions: {
+      ...("prepareArguments" in actions ? { prepareArguments: worldPrepareArguments } : {}),
+      ...("startExecution" in actions ? { startExecution: () => undefined } : {}),
+    },
+  } as never);
 }
 
 /**

@@ -2,9 +2,9 @@
  * The abstract world around the loop machine: what the model, the tools, the
  * hooks and the user can do next, as explicit events. A world state pairs the
  * loop's real snapshot with the real snapshots of the batch's call group and of
- * each tool-call actor the group owns (their own actors — beforeToolCall,
- * executeTool, afterToolCall — are inert stand-ins whose answers are world
- * events), whether the model stream has started, and the invariant monitor.
+ * each tool-call actor the group owns (their hook actors — beforeToolCall,
+ * afterToolCall — are inert stand-ins and their tools do not run: the answers
+ * are world events), whether the model stream has started, and the invariant monitor.
  */
 import { assign, type AnyMachineSnapshot, type AnyStateMachine, type AnyTransitionDefinition, type EventObject } from "xstate";
 import type { ToolCallContext } from "../../machines/tool-call.machine.js";
@@ -398,6 +398,15 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
     if (call.snapshot.status !== "active") return [];
     const label = (text: string) => `call ${call.index + 1}: ${text}`;
     const events: WorldEvent[] = [];
+    if (call.snapshot.value === "executing") {
+      // The tool runs (started by the call's startExecution action); its outcome is an execute.done.
+      const send = (text: string, sent: SentEvent): WorldEvent => ({ type: label(text), call: call.index, send: sent });
+      events.push(
+        send("succeeds", { type: "execute.done", result: result(SETTLE_TEXT.ok, false), isError: false }),
+        send("throws", { type: "execute.done", result: result(SETTLE_TEXT.throws, false), isError: true }),
+        send("succeeds, terminate", { type: "execute.done", result: result(SETTLE_TEXT.ok, true), isError: false }),
+      );
+    }
     for (const [id, child] of Object.entries(call.snapshot.children as Record<string, { src?: unknown }>)) {
       const src = typeof child?.src === "string" ? child.src : "";
       const done = (text: string, output: unknown): WorldEvent => ({ type: label(text), call: call.index, send: { type: `xstate.done.actor.${id}`, output } });
@@ -408,13 +417,6 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           done("blocked", { block: true }),
           done("blocked, terminate", { block: true, terminate: true }),
           fail("beforeToolCall throws"),
-        );
-      } else if (src === "executeTool") {
-        const send = (text: string, sent: SentEvent): WorldEvent => ({ type: label(text), call: call.index, send: sent });
-        events.push(
-          send("succeeds", { type: "execute.done", result: result(SETTLE_TEXT.ok, false), isError: false }),
-          send("throws", { type: "execute.done", result: result(SETTLE_TEXT.throws, false), isError: true }),
-          send("succeeds, terminate", { type: "execute.done", result: result(SETTLE_TEXT.ok, true), isError: false }),
         );
       } else if (src === "afterToolCall") {
         const executed = (call.snapshot.context as { settled?: unknown }).settled;
@@ -449,7 +451,10 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       const events: WorldEvent[] = [];
       for (const [id, child] of Object.entries(state.loop.children as Record<string, { src?: unknown }>)) {
         const src = typeof child?.src === "string" ? child.src : "";
-        if (src === "requestModel") events.push(...modelEvents(state));
+        if (src === "requestModel") {
+          // The run's model answers only the request of the current turn.
+          if (state.loop.value === "requesting") events.push(...modelEvents(state));
+        }
         else if (id === state.group?.id || OWN_SOURCES.has(src)) continue;
         else events.push(...hookEvents(id, src));
       }
