@@ -45,3 +45,21 @@ describe("bench/run.ts", () => {
     CHILD_TIMEOUT_MS + 5_000,
   );
 });
+
+describe("bench/xstate-floor.ts", () => {
+  itWithBenchDeps(
+    `should run the least chart through every workload beside pi and print floor/pi for each${needsDeps}`,
+    async () => {
+      const { stdout } = await run(process.execPath, ["--expose-gc", "--import", "tsx", "bench/xstate-floor.ts"], {
+        cwd: root,
+        env: { ...process.env, BENCH_SCALE: "0.002", BENCH_ROUNDS: "1" },
+        timeout: CHILD_TIMEOUT_MS,
+      });
+      const rows = stdout.split("\n").filter((line) => line.includes("floor/pi"));
+      // The floor chart throws when it settles a different number of calls than the workload has, so a row means it did the work.
+      expect(rows.map((row) => row.split(" (")[0])).toEqual(["chatty", "wide", "long", "huge batch", "long 2x"]);
+      for (const row of rows) expect(row).toMatch(/floor chart \d+\.\d ms, pi \d+\.\d ms, floor\/pi \d+\.\d\d$/);
+    },
+    CHILD_TIMEOUT_MS + 5_000,
+  );
+});
