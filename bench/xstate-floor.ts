@@ -15,7 +15,7 @@
  * Usage (from the root): node --expose-gc --import tsx bench/xstate-floor.ts
  * Honours BENCH_ROUNDS, BENCH_SCALE and BENCH_ONLY like `run.ts`.
  */
-import { assign, createActor, enqueueActions, fromCallback, sendTo, setup, stopChild, type AnyActorRef } from "xstate";
+import { assign, createActor, createMachine, enqueueActions, fromCallback, sendTo, setup, stopChild, type AnyActorRef } from "xstate";
 import { piEngine } from "./engines.js";
 import { collectGarbage, measureRun } from "./measure.js";
 import { readBenchOptions, WARMUP_FRACTION } from "./options.js";
@@ -124,6 +124,19 @@ const floorLoop = setup({
   output: ({ context }) => ({ settledTotal: context.settledTotal }),
 });
 
+/** Actors created for the per-actor figure, after as many for warm-up. */
+const ACTOR_SAMPLES = 20_000;
+
+/** Mean µs to create, start and stop an actor of a one-state machine: what any actor costs in XState. */
+function actorMicros(): number {
+  const oneState = createMachine({ initial: "idle", states: { idle: {} } });
+  const once = () => createActor(oneState).start().stop();
+  for (let i = 0; i < ACTOR_SAMPLES; i += 1) once();
+  const started = performance.now();
+  for (let i = 0; i < ACTOR_SAMPLES; i += 1) once();
+  return ((performance.now() - started) * 1_000) / ACTOR_SAMPLES;
+}
+
 /** Runs the floor chart through `workload`; resolves with the wall time in ms. */
 function runFloor(workload: Workload): Promise<number> {
   const started = performance.now();
@@ -149,6 +162,7 @@ async function main(): Promise<void> {
     scaleWorkload(workload, options.scale),
   );
   console.log(`XState floor vs pi-agent-core: node ${process.version}, rounds ${options.rounds}, scale ${options.scale}`);
+  console.log(`one actor (one-state machine, create + start + stop): ${actorMicros().toFixed(1)} µs`);
   for (const workload of workloads) {
     const warm = scaleWorkload(workload, WARMUP_FRACTION);
     await runFloor(warm);
