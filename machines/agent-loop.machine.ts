@@ -28,6 +28,8 @@ import {
   LENGTH_TRUNCATION_MESSAGE,
   appended,
   callGroupInput,
+  change,
+  changeBatch,
   failedResponse,
   finalExitReason,
   hookFailure,
@@ -111,7 +113,7 @@ export const agentLoopMachine = setup({
       }
     }),
     startTurn: enqueueActions(({ context, enqueue }) => {
-      enqueue.assign({ turn: context.turn + 1 });
+      change(context, enqueue.assign, { turn: context.turn + 1 });
       enqueue.emit({ type: "turn_start" });
     }),
     requestResponse: sendTo("requestModel", ({ context }): ModelRequestEvent => ({
@@ -128,12 +130,12 @@ export const agentLoopMachine = setup({
         enqueue.emit({ type: "message_start", message });
         enqueue.emit({ type: "message_end", message });
       }
-      enqueue.assign({ ...appended(context, context.pending), pending: [] });
+      change(context, enqueue.assign, { ...appended(context, context.pending), pending: [] });
     }),
     acceptResponse: enqueueActions(({ context, enqueue }, params: { message: AssistantMessage; started: boolean }) => {
       if (!params.started) enqueue.emit({ type: "message_start", message: params.message });
       enqueue.emit({ type: "message_end", message: params.message });
-      enqueue.assign({
+      change(context, enqueue.assign, {
         ...appended(context, [params.message]),
         assistant: params.message,
         toolResults: [],
@@ -146,28 +148,28 @@ export const agentLoopMachine = setup({
       message: context.assistant as AgentMessage,
       toolResults: context.toolResults,
     })),
-    startBatch: assign(({ context }) => {
+    startBatch: enqueueActions(({ context, enqueue }) => {
       const calls = toolCallsOf(context.assistant);
       const sequential =
         context.toolExecution === "sequential" || calls.some((call) => context.sequentialTools.includes(call.name));
-      return { batch: newBatch(calls, { sequential, handshake: sequential || context.hooks.beforeToolCall }) };
+      change(context, enqueue.assign, { batch: newBatch(calls, { sequential, handshake: sequential || context.hooks.beforeToolCall }) });
     }),
-    startRefusedBatch: assign(({ context }) => ({
-      batch: newBatch(toolCallsOf(context.assistant), { sequential: false, handshake: false, refusal: LENGTH_TRUNCATION_MESSAGE }),
-    })),
+    startRefusedBatch: enqueueActions(({ context, enqueue }) => {
+      const batch = newBatch(toolCallsOf(context.assistant), { sequential: false, handshake: false, refusal: LENGTH_TRUNCATION_MESSAGE });
+      change(context, enqueue.assign, { batch });
+    }),
     /** Tells the next call to prepare (handshake batches), or every call at once (in source order). */
     prepareCalls: enqueueActions(({ context, enqueue }) => {
       const batch = context.batch;
       if (!batch || batch.started >= batch.calls.length) return;
       const until = batch.handshake ? batch.started + 1 : batch.calls.length;
       enqueue.sendTo("calls", { type: "group.send", indexes: indexRange(batch.started, until), event: { type: "call.prepare" } });
-      enqueue.assign({ batch: { ...batch, started: until } });
+      changeBatch(context, enqueue.assign, { started: until });
     }),
-    markWaiting: assign(({ context }, params: { index: number }) => {
-      const batch = context.batch as ToolBatch;
-      const waiting = writable(context, batch.waiting);
+    markWaiting: enqueueActions(({ context, enqueue }, params: { index: number }) => {
+      const waiting = writable(context, (context.batch as ToolBatch).waiting);
       waiting.push(params.index);
-      return { batch: { ...batch, waiting } };
+      changeBatch(context, enqueue.assign, { waiting });
     }),
     /**
      * Lets the prepared calls execute: the waiting ones (handshake batches), or
@@ -183,24 +185,24 @@ export const agentLoopMachine = setup({
       if (indexes.length === 0) return;
       if (context.aborted) {
         enqueue.sendTo("calls", { type: "group.send", indexes, event: { type: "call.cancel", reason: ABORTED_MESSAGE } });
-        enqueue.assign({ batch: { ...batch, waiting: [] } });
+        changeBatch(context, enqueue.assign, { waiting: [] });
         return;
       }
       enqueue.sendTo("calls", { type: "group.send", indexes, event: { type: "call.execute" } });
       const running = writable(context, batch.running);
       for (const index of indexes) running[index] = true;
-      enqueue.assign({ batch: { ...batch, waiting: [], running, runningCount: batch.runningCount + indexes.length } });
+      changeBatch(context, enqueue.assign, { waiting: [], running, runningCount: batch.runningCount + indexes.length });
     }),
-    markExecuted: assign(({ context }, params: { index: number }) => {
+    markExecuted: enqueueActions(({ context, enqueue }, params: { index: number }) => {
       const batch = context.batch as ToolBatch;
-      if (!batch.running[params.index]) return {};
+      if (!batch.running[params.index]) return;
       const running = writable(context, batch.running);
       running[params.index] = false;
-      return { batch: { ...batch, running, runningCount: batch.runningCount - 1 } };
+      changeBatch(context, enqueue.assign, { running, runningCount: batch.runningCount - 1 });
     }),
-    recordSettled: assign(({ context }, params: Extract<AgentLoopEvent, { type: "tool.settled" }>) => {
+    recordSettled: enqueueActions(({ context, enqueue }, params: Extract<AgentLoopEvent, { type: "tool.settled" }>) => {
       const batch = context.batch;
-      if (!batch || batch.results[params.index] !== null) return {};
+      if (!batch || batch.results[params.index] !== null) return;
       const results = writable(context, batch.results);
       results[params.index] = {
         role: "toolResult",
@@ -216,16 +218,13 @@ export const agentLoopMachine = setup({
       const wasRunning = batch.running[params.index] === true;
       const running = wasRunning ? writable(context, batch.running) : batch.running;
       running[params.index] = false;
-      return {
-        batch: {
-          ...batch,
-          results,
-          terminates,
-          running,
-          runningCount: batch.runningCount - (wasRunning ? 1 : 0),
-          settledCount: batch.settledCount + 1,
-        },
-      };
+      changeBatch(context, enqueue.assign, {
+        results,
+        terminates,
+        running,
+        runningCount: batch.runningCount - (wasRunning ? 1 : 0),
+        settledCount: batch.settledCount + 1,
+      });
     }),
     appendSettledResults: enqueueActions(({ context, enqueue }) => {
       const batch = context.batch as ToolBatch;
@@ -241,16 +240,13 @@ export const agentLoopMachine = setup({
       if (ready.length === 0) return;
       const toolResults = writable(context, context.toolResults);
       toolResults.push(...ready);
-      enqueue.assign({
-        ...appended(context, ready),
-        batch: { ...batch, appended: next },
-        toolResults,
-      });
+      changeBatch(context, enqueue.assign, { appended: next });
+      change(context, enqueue.assign, { ...appended(context, ready), toolResults });
     }),
-    concludeBatch: assign(({ context }) => {
+    concludeBatch: enqueueActions(({ context, enqueue }) => {
       const batch = context.batch as ToolBatch;
       const terminated = batch.refusal === undefined && batch.calls.length > 0 && batch.terminates.every(Boolean);
-      return { terminated };
+      change(context, enqueue.assign, { terminated });
     }),
     setPending: assign((_, params: { messages: AgentMessage[] }) => ({ pending: params.messages ?? [] })),
     applyNextTurnUpdate: assign(({ context }, update: NextTurnUpdate | undefined) => {
@@ -309,7 +305,7 @@ export const agentLoopMachine = setup({
       shouldStopAfterTurn: input.hooks?.shouldStopAfterTurn ?? false,
       prepareNextTurn: input.hooks?.prepareNextTurn ?? false,
     },
-    mutableTranscript: input.mutableTranscript ?? false,
+    mutableContext: input.mutableContext ?? false,
     turn: 1,
     toolResults: [],
     terminated: false,

@@ -52,11 +52,13 @@ export interface AgentLoopInput {
   maxTurns?: number;
   hooks?: Partial<AgentLoopHooks>;
   /**
-   * Change the transcript and the batch's arrays in place (O(1) per message or
-   * call) instead of copying them. The runtime sets it; leave it off when exploring
-   * the machine with `xstate/graph`, where sibling paths share snapshots.
+   * Change the context in place — the transcript, the batch and its arrays, the
+   * turn's fields — instead of copying (O(1) per message or call, and no new
+   * snapshot per change, which is what an XState `assign` costs). The runtime sets
+   * it: it owns the context and reads it only through the actor. Leave it off when
+   * exploring the machine with `xstate/graph`, where sibling paths share snapshots.
    */
-  mutableTranscript?: boolean;
+  mutableContext?: boolean;
 }
 
 /** The tool batch of the current turn. */
@@ -104,7 +106,7 @@ export interface AgentLoopContext {
   sequentialTools: string[];
   maxTurns?: number;
   hooks: AgentLoopHooks;
-  mutableTranscript: boolean;
+  mutableContext: boolean;
   /** Turns started so far. */
   turn: number;
   assistant?: AssistantMessage;
@@ -136,14 +138,33 @@ const uniqueActorIds = (calls: ToolCall[]): string[] => {
   });
 };
 
+/** What an action hands its changes to: XState's `enqueue.assign`. */
+export type AssignChanges = (changes: Partial<AgentLoopContext>) => void;
+
+/**
+ * Applies `changes` to the context: in place at run time (`mutableContext`), with
+ * `assign` (a new context and snapshot) under exploration.
+ */
+export function change(context: AgentLoopContext, assign: AssignChanges, changes: Partial<AgentLoopContext>): void {
+  if (context.mutableContext) Object.assign(context, changes);
+  else assign(changes);
+}
+
+/** Applies `changes` to the current batch, in place or as a new batch like {@link change}. */
+export function changeBatch(context: AgentLoopContext, assign: AssignChanges, changes: Partial<ToolBatch>): void {
+  const batch = context.batch as ToolBatch;
+  if (context.mutableContext) Object.assign(batch, changes);
+  else assign({ batch: { ...batch, ...changes } });
+}
+
 /** An array of the run's state to change: itself for the runtime, a copy for exploration. */
 export function writable<T>(context: AgentLoopContext, array: T[]): T[] {
-  return context.mutableTranscript ? array : array.slice();
+  return context.mutableContext ? array : array.slice();
 }
 
 /** The transcript after appending `added`: pushed in place for the runtime, copied for exploration. */
 export function appended(context: AgentLoopContext, added: AgentMessage[]): Pick<AgentLoopContext, "messages" | "newMessages"> {
-  if (context.mutableTranscript) {
+  if (context.mutableContext) {
     for (const message of added) {
       context.messages.push(message);
       context.newMessages.push(message);

@@ -110,7 +110,7 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
         shouldStopAfterTurn: typeof config.shouldStopAfterTurn === "function",
         prepareNextTurn: typeof config.prepareNextTurn === "function",
       },
-      mutableTranscript: true,
+      mutableContext: true,
     },
     ...(options.inspect ? { inspect: options.inspect } : {}),
   });

@@ -116,7 +116,7 @@ export function checkAgentLoop(machine: AnyStateMachine, options: CheckAgentLoop
   const violations: ModelCheckViolation[] = [];
   const reports: ConfigurationReport[] = [];
   for (const configuration of configurations) {
-    const input = { ...baseLoopInput(), ...configuration.input, mutableTranscript: false };
+    const input = { ...baseLoopInput(), ...configuration.input, mutableContext: false };
     const world = createLoopWorld(
       {
         loop: explored,

@@ -177,7 +177,7 @@ export async function runScripted(script: RunScript, machine: AnyStateMachine): 
         beforeToolCall: true,
         afterToolCall: false,
       },
-      mutableTranscript: true,
+      mutableContext: true,
     },
     inspect: (inspection) => {
       // The loop learns of the abort when it processes run.abort, not when the signal fires.
