@@ -81,11 +81,9 @@ export const agentLoopMachine = setup({
     callGroup: callGroupMachine,
   },
   guards: {
-    responseFailed: ({ context }) =>
-      context.assistant?.stopReason === "error" || context.assistant?.stopReason === "aborted",
-    hasNoToolCalls: ({ context }) => toolCallsOf(context.assistant).length === 0,
-    isLengthTruncated: ({ context }) =>
-      context.assistant?.stopReason === "length" && toolCallsOf(context.assistant).length > 0,
+    responseFailed: (_, response: AssistantMessage) => response.stopReason === "error" || response.stopReason === "aborted",
+    hasNoToolCalls: (_, response: AssistantMessage) => toolCallsOf(response).length === 0,
+    isLengthTruncated: (_, response: AssistantMessage) => response.stopReason === "length",
     isSequentialBatch: ({ context }) => context.batch?.sequential === true,
     preparesAtOnce: ({ context }) => context.batch?.handshake === false,
     hasUnstartedCalls: ({ context }) => (context.batch ? context.batch.started < context.batch.calls.length : false),
@@ -343,20 +341,26 @@ export const agentLoopMachine = setup({
     requesting: {
       entry: ["injectPending", "requestResponse"],
       on: {
-        "model.done": {
-          target: "responseReceived",
-          actions: { type: "acceptResponse", params: ({ event }) => event },
-        },
+        // Every branch accepts the response first; the guards read it from the event.
+        "model.done": [
+          {
+            guard: { type: "responseFailed", params: ({ event }) => event.message },
+            target: "done",
+            actions: [{ type: "acceptResponse", params: ({ event }) => event }, "emitTurnEnd", "exitFromResponse"],
+          },
+          {
+            guard: { type: "hasNoToolCalls", params: ({ event }) => event.message },
+            target: "endingTurn",
+            actions: { type: "acceptResponse", params: ({ event }) => event },
+          },
+          {
+            guard: { type: "isLengthTruncated", params: ({ event }) => event.message },
+            target: "toolBatch",
+            actions: [{ type: "acceptResponse", params: ({ event }) => event }, "startRefusedBatch"],
+          },
+          { target: "toolBatch", actions: [{ type: "acceptResponse", params: ({ event }) => event }, "startBatch"] },
+        ],
       },
-    },
-    // Guards read the accepted response, so they run one step after `model.done`.
-    responseReceived: {
-      always: [
-        { guard: "responseFailed", target: "done", actions: ["emitTurnEnd", "exitFromResponse"] },
-        { guard: "hasNoToolCalls", target: "endingTurn" },
-        { guard: "isLengthTruncated", target: "toolBatch", actions: "startRefusedBatch" },
-        { target: "toolBatch", actions: "startBatch" },
-      ],
     },
     toolBatch: {
       initial: "dispatching",
@@ -430,16 +434,19 @@ export const agentLoopMachine = setup({
           entry: "appendSettledResults",
           always: [
             { guard: "hasUnstartedCalls", target: "preparing" },
-            { target: "batchDone", actions: "concludeBatch" },
+            // Leaving the batch stops the call group and every call with it.
+            { target: "#agentLoop.endingTurn", actions: "concludeBatch" },
           ],
         },
-        batchDone: { type: "final" },
       },
-      onDone: { target: "endingTurn" },
     },
     endingTurn: {
       entry: "emitTurnEnd",
-      always: [{ guard: "asksShouldStop", target: "checkingStop" }, { target: "afterTurn" }],
+      always: [
+        { guard: "asksShouldStop", target: "checkingStop" },
+        { guard: "pollsSteering", target: "pollingSteering" },
+        { target: "decidingNextTurn" },
+      ],
     },
     checkingStop: {
       invoke: {
@@ -457,6 +464,7 @@ export const agentLoopMachine = setup({
         onError: { target: "done", actions: { type: "exitWith", params: ({ event }) => hookFailure("shouldStopAfterTurn", event.error) } },
       },
     },
+    // The run did not stop after the turn.
     afterTurn: {
       always: [{ guard: "pollsSteering", target: "pollingSteering" }, { target: "decidingNextTurn" }],
     },

@@ -36,6 +36,8 @@ export interface ToolCallInput {
    * reported.
    */
   reportsPreparation?: boolean;
+  /** Change the call's context in place instead of assigning (the runtime; see the loop's `mutableContext`). */
+  mutableContext?: boolean;
   /** The loop the call reports to (set by the call group). */
   loop?: import("xstate").AnyActorRef;
 }

@@ -213,6 +213,7 @@ export function callGroupInput(context: AgentLoopContext, loop: AnyActorRef): Ca
         index,
         hooks,
         reportsPreparation: batch.handshake,
+        mutableContext: context.mutableContext,
         ...(batch.refusal !== undefined ? { refusal: batch.refusal } : {}),
       }),
     ),

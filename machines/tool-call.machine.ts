@@ -39,6 +39,19 @@ export interface ToolCallContext extends ToolCallInput {
   settled?: SettledToolCall;
 }
 
+/**
+ * Applies `changes` to a call's context: in place at run time (`mutableContext`),
+ * with `assign` (a new context and snapshot) under exploration.
+ */
+export function changeCall(
+  context: ToolCallContext,
+  assign: (changes: Partial<ToolCallContext>) => void,
+  changes: Partial<ToolCallContext>,
+): void {
+  if (context.mutableContext) Object.assign(context, changes);
+  else assign(changes);
+}
+
 /** Builds the error result every failure on a tool's path becomes. */
 export function errorResult(text: string): AgentToolResult<unknown> {
   return { content: [{ type: "text", text }], details: {} };
@@ -99,18 +112,19 @@ export const toolCallMachine = setup({
     startExecution: raise({ type: "execute.done", result: { content: [], details: {} }, isError: false } satisfies ExecuteToolEvent),
     /** Looks the tool up, applies `prepareArguments` and validates. Stand-in: accepts the raw arguments. */
     prepareArguments: assign({ args: ({ context }) => context.toolCall.arguments }),
-    settleWithRefusal: assign({
-      settled: ({ context }) => ({ result: errorResult(context.refusal ?? ""), isError: true }),
+    /** Records the call's outcome: the executed (or finalized) result. */
+    settle: enqueueActions(({ context, enqueue }, settled: SettledToolCall) => changeCall(context, enqueue.assign, { settled })),
+    settleWithRefusal: enqueueActions(({ context, enqueue }) =>
+      changeCall(context, enqueue.assign, { settled: { result: errorResult(context.refusal ?? ""), isError: true } }),
+    ),
+    settleBlocked: enqueueActions(({ context, enqueue }, verdict: BeforeToolCallResult | undefined) => {
+      const result = errorResult(verdict?.reason || BLOCKED_MESSAGE);
+      const settled = { result: verdict?.terminate === undefined ? result : { ...result, terminate: verdict.terminate }, isError: true };
+      changeCall(context, enqueue.assign, { settled });
     }),
-    settleBlocked: assign({
-      settled: (_, verdict: BeforeToolCallResult | undefined) => {
-        const result = errorResult(verdict?.reason || BLOCKED_MESSAGE);
-        return { result: verdict?.terminate === undefined ? result : { ...result, terminate: verdict.terminate }, isError: true };
-      },
-    }),
-    settleWithError: assign({
-      settled: (_, params: { error: unknown }) => ({ result: errorResult(errorText(params.error)), isError: true }),
-    }),
+    settleWithError: enqueueActions(({ context, enqueue }, params: { error: unknown }) =>
+      changeCall(context, enqueue.assign, { settled: { result: errorResult(errorText(params.error)), isError: true } }),
+    ),
     /** `tool_execution_start`. The runtime delivers it to the run's sink at once (see `src/actors/`). */
     announceStart: emit(({ context }) => ({
       type: "tool_execution_start" as const,
@@ -217,11 +231,11 @@ export const toolCallMachine = setup({
           {
             guard: "consultsAfterHook",
             target: "finalizing",
-            actions: [assign({ settled: ({ event }) => ({ result: event.result, isError: event.isError }) }), "reportExecuted"],
+            actions: [{ type: "settle", params: ({ event }) => ({ result: event.result, isError: event.isError }) }, "reportExecuted"],
           },
           {
             target: "done",
-            actions: assign({ settled: ({ event }) => ({ result: event.result, isError: event.isError }) }),
+            actions: { type: "settle", params: ({ event }) => ({ result: event.result, isError: event.isError }) },
           },
         ],
       },
@@ -235,7 +249,7 @@ export const toolCallMachine = setup({
           args: context.args,
           executed: context.settled ?? missingResult(),
         }),
-        onDone: { target: "done", actions: assign({ settled: ({ event }) => event.output }) },
+        onDone: { target: "done", actions: { type: "settle", params: ({ event }) => event.output } },
         onError: {
           target: "done",
           actions: { type: "settleWithError", params: ({ event }) => ({ error: event.error }) },

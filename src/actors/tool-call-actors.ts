@@ -5,12 +5,13 @@
  * `afterToolCall` actors. Every failure
  * becomes an error result; none rejects for a tool's or hook's fault.
  */
-import { assign, fromPromise, type AnyActorRef } from "xstate";
+import { enqueueActions, fromPromise, type AnyActorRef } from "xstate";
 import type { ExecuteToolEvent, LoopToToolCallEvent, SettledToolCall } from "../../machines/events.js";
 
 type ToolCallMachineEvent = LoopToToolCallEvent | ExecuteToolEvent;
 import { ABORTED_MESSAGE } from "../../machines/agent-loop.machine.js";
 import {
+  changeCall,
   errorResult,
   errorText,
   missingResult,
@@ -49,8 +50,8 @@ function prepare(env: RunEnvironment, context: ToolCallContext): Pick<ToolCallCo
 
 /** Creates the `prepareArguments` action of a run. */
 export function createPrepareArgumentsAction(env: RunEnvironment) {
-  return assign<ToolCallContext, ToolCallMachineEvent, unknown, ToolCallMachineEvent, never>(({ context }) =>
-    prepare(env, context),
+  return enqueueActions<ToolCallContext, ToolCallMachineEvent, unknown, ToolCallMachineEvent, never, never, never, never, never>(
+    ({ context, enqueue }) => changeCall(context, enqueue.assign, prepare(env, context)),
   );
 }
 

@@ -49,8 +49,9 @@ export interface CheckAgentLoopOptions {
 
 /**
  * The configurations explored by default: every hook with `maxTurns`; no hook,
- * and `afterToolCall` alone, in parallel (where the loop prepares and releases a
- * batch at once) with `maxTurns`; no hook with sequential tools and no cap.
+ * and `afterToolCall` with steering, in parallel (where the loop prepares and
+ * releases a batch at once) with `maxTurns`; `shouldStopAfterTurn` alone with
+ * sequential tools and no cap. (A hook alone takes the paths that skip the others.)
  */
 export function defaultModelCheckConfigurations(turns: number): ModelCheckConfiguration[] {
   return [
@@ -64,10 +65,13 @@ export function defaultModelCheckConfigurations(turns: number): ModelCheckConfig
     },
     { name: `no hooks, parallel, maxTurns ${turns}`, input: { maxTurns: turns, sequentialTools: [SERIAL_TOOL] } },
     {
-      name: `afterToolCall only, parallel, maxTurns ${turns}`,
-      input: { hooks: { afterToolCall: true } as never, maxTurns: turns },
+      name: `afterToolCall and steering, parallel, maxTurns ${turns}`,
+      input: { hooks: { afterToolCall: true, steering: true } as never, maxTurns: turns },
     },
-    { name: "no hooks, sequential, no maxTurns", input: { toolExecution: "sequential" } },
+    {
+      name: "shouldStopAfterTurn only, sequential, no maxTurns",
+      input: { hooks: { shouldStopAfterTurn: true } as never, toolExecution: "sequential" },
+    },
   ];
 }
 

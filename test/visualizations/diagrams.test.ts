@@ -18,6 +18,6 @@ describe("generated diagrams", () => {
     const edges = lines.filter((line) => line.includes(" --> ") && !line.includes("[*]")).length;
     const comments = lines.filter((line) => line.trim().startsWith("%%")).length;
     expect(edges + comments).toBe(machineTransitions(machine).length);
-    expect(lines).toContain("  agentLoop_responseReceived --> agentLoop_toolBatch: [isLengthTruncated]");
+    expect(lines).toContain("  agentLoop_requesting --> agentLoop_toolBatch: model.done [isLengthTruncated]");
   });
 });
