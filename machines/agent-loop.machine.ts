@@ -4,7 +4,7 @@
  *   starting ─▶ requesting ─┬─ responseFailed ───────────────────────────▶ done (error | aborted)
  *                           ├─ hasNoToolCalls ─────────────▶ endingTurn
  *                           └─ (isLengthTruncated: refuse) ─▶ toolBatch ─▶ endingTurn
- *   toolBatch: dispatching ─▶ preparing ⇄ executing ─▶ finalizing ─▶ appending ─▶ (preparing | batchDone)
+ *   toolBatch: dispatching ─▶ preparing ⇄ executing ─▶ finalizing ─▶ appending ─▶ (preparing | endingTurn)
  *   endingTurn ─┬─ shouldStop ─▶ done (stopped)
  *               └─▶ (pollingSteering) ─▶ decidingNextTurn ─┬─ hasPendingMessages ─▶ nextTurn
  *                                                          ├─ everyResultTerminates ─▶ wouldEnd
@@ -22,12 +22,15 @@
 import { assign, emit, enqueueActions, fromCallback, fromPromise, sendTo, setup } from "xstate";
 import type { AgentEvent, AgentMessage, AssistantMessage, ExitReason, ToolResultMessage } from "../src/types.js";
 import type { AgentLoopEvent, ModelRequestEvent, NextTurnUpdate, TurnHookInput } from "./events.js";
-import { callGroupMachine } from "./call-group.machine.js";
+import { CALL_GROUP_SIZE, callGroupMachine } from "./call-group.machine.js";
+import { toolCallMachine } from "./tool-call.machine.js";
 import {
   ABORTED_MESSAGE,
   LENGTH_TRUNCATION_MESSAGE,
   appended,
-  callGroupInput,
+  callDeliveries,
+  callGroupId,
+  callInputs,
   change,
   changeBatch,
   failedResponse,
@@ -77,7 +80,9 @@ export const agentLoopMachine = setup({
     checkStopAfterTurn: fromPromise<boolean, TurnHookInput>(async () => false),
     /** Asks `prepareNextTurn`. Stand-in: no change. */
     prepareNextTurn: fromPromise<NextTurnUpdate | undefined, TurnHookInput>(async () => undefined),
-    /** The parent of one batch's tool-call actors. */
+    /** One tool call. */
+    toolCall: toolCallMachine,
+    /** The parent of up to `callsPerGroup` calls of a large batch. */
     callGroup: callGroupMachine,
   },
   guards: {
@@ -150,18 +155,42 @@ export const agentLoopMachine = setup({
       const calls = toolCallsOf(context.assistant);
       const sequential =
         context.toolExecution === "sequential" || calls.some((call) => context.sequentialTools.includes(call.name));
-      change(context, enqueue.assign, { batch: newBatch(calls, { sequential, handshake: sequential || context.hooks.beforeToolCall }) });
+      const handshake = sequential || context.hooks.beforeToolCall;
+      change(context, enqueue.assign, { batch: newBatch(calls, { sequential, handshake, callsPerGroup: context.callsPerGroup }) });
     }),
     startRefusedBatch: enqueueActions(({ context, enqueue }) => {
-      const batch = newBatch(toolCallsOf(context.assistant), { sequential: false, handshake: false, refusal: LENGTH_TRUNCATION_MESSAGE });
-      change(context, enqueue.assign, { batch });
+      const options = { sequential: false, handshake: false, refusal: LENGTH_TRUNCATION_MESSAGE, callsPerGroup: context.callsPerGroup };
+      change(context, enqueue.assign, { batch: newBatch(toolCallsOf(context.assistant), options) });
+    }),
+    /** Spawns one actor per call, in source order (or the call groups that do, for a large batch). */
+    spawnCalls: enqueueActions(({ context, enqueue, self }) => {
+      const batch = context.batch as ToolBatch;
+      const inputs = callInputs(context);
+      if (batch.groups === 0) {
+        inputs.forEach((input, index) => enqueue.spawnChild("toolCall", { id: batch.actorIds[index] as string, input }));
+        return;
+      }
+      const size = context.callsPerGroup;
+      for (let group = 0; group < batch.groups; group += 1) {
+        const from = group * size;
+        const input = { calls: inputs.slice(from, from + size), actorIds: batch.actorIds.slice(from, from + size), loop: self };
+        enqueue.spawnChild("callGroup", { id: callGroupId(group), input });
+      }
+    }),
+    /** Stops every call of the batch (or every call group, with its calls). */
+    stopCalls: enqueueActions(({ context, enqueue }) => {
+      const batch = context.batch as ToolBatch;
+      const ids = batch.groups === 0 ? batch.actorIds : Array.from({ length: batch.groups }, (_, group) => callGroupId(group));
+      for (const id of ids) enqueue.stopChild(id);
     }),
     /** Tells the next call to prepare (handshake batches), or every call at once (in source order). */
     prepareCalls: enqueueActions(({ context, enqueue }) => {
       const batch = context.batch;
       if (!batch || batch.started >= batch.calls.length) return;
       const until = batch.handshake ? batch.started + 1 : batch.calls.length;
-      enqueue.sendTo("calls", { type: "group.send", indexes: indexRange(batch.started, until), event: { type: "call.prepare" } });
+      for (const delivery of callDeliveries(context, indexRange(batch.started, until), { type: "call.prepare" })) {
+        enqueue.sendTo(delivery.to, delivery.event);
+      }
       changeBatch(context, enqueue.assign, { started: until });
     }),
     markWaiting: enqueueActions(({ context, enqueue }, params: { index: number }) => {
@@ -182,11 +211,13 @@ export const agentLoopMachine = setup({
         : indexRange(0, batch.started).filter((index) => batch.results[index] === null && !batch.running[index]);
       if (indexes.length === 0) return;
       if (context.aborted) {
-        enqueue.sendTo("calls", { type: "group.send", indexes, event: { type: "call.cancel", reason: ABORTED_MESSAGE } });
+        for (const delivery of callDeliveries(context, indexes, { type: "call.cancel", reason: ABORTED_MESSAGE })) {
+          enqueue.sendTo(delivery.to, delivery.event);
+        }
         changeBatch(context, enqueue.assign, { waiting: [] });
         return;
       }
-      enqueue.sendTo("calls", { type: "group.send", indexes, event: { type: "call.execute" } });
+      for (const delivery of callDeliveries(context, indexes, { type: "call.execute" })) enqueue.sendTo(delivery.to, delivery.event);
       const running = writable(context, batch.running);
       for (const index of indexes) running[index] = true;
       changeBatch(context, enqueue.assign, { waiting: [], running, runningCount: batch.runningCount + indexes.length });
@@ -304,6 +335,7 @@ export const agentLoopMachine = setup({
       prepareNextTurn: input.hooks?.prepareNextTurn ?? false,
     },
     mutableContext: input.mutableContext ?? false,
+    callsPerGroup: input.callsPerGroup ?? CALL_GROUP_SIZE,
     turn: 1,
     toolResults: [],
     terminated: false,
@@ -364,13 +396,11 @@ export const agentLoopMachine = setup({
     },
     toolBatch: {
       initial: "dispatching",
-      invoke: {
-        id: "calls",
-        src: "callGroup",
-        input: ({ context, self }) => callGroupInput(context, self),
-      },
+      // Every call is an actor of its own for the batch's lifetime.
+      entry: "spawnCalls",
+      exit: "stopCalls",
       states: {
-        // The group spawned every call on entering the batch.
+        // Every call was spawned on entering the batch.
         dispatching: {
           always: "preparing",
         },
@@ -434,7 +464,7 @@ export const agentLoopMachine = setup({
           entry: "appendSettledResults",
           always: [
             { guard: "hasUnstartedCalls", target: "preparing" },
-            // Leaving the batch stops the call group and every call with it.
+            // Leaving the batch stops every call (stopCalls).
             { target: "#agentLoop.endingTurn", actions: "concludeBatch" },
           ],
         },

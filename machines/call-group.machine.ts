@@ -1,26 +1,26 @@
 /**
- * The call group: the owner of one batch's tool-call actors, and the loop's
- * post office to them.
+ * A call group: the parent of some of a large batch's tool-call actors, and the
+ * loop's post office to them.
  *
- * The loop invokes one group per batch. The group spawns the calls — one
- * `toolCall` actor per call, in source order, all at once — itself, or inside
- * chunks of at most {@link CALL_CHUNK_SIZE} when the batch is larger. Leaving the
- * batch stops the group and every call with it. Why chunks: XState copies a
- * parent's children on every spawn and stop, so stopping a parent of n children
- * costs n² — fine for 32, not for 2,000.
+ * The loop spawns the calls of a batch itself, one `toolCall` actor per call, in
+ * source order — unless the batch has more than the loop's `callsPerGroup`
+ * calls (32 by default). Then it spawns call groups instead, each owning that
+ * many calls at most. Why groups: XState copies a parent's children on every
+ * spawn and stop, so one parent of n calls costs n² to tear down — fine for 32,
+ * not for 2,000. Leaving the batch stops every call, or every group and its calls.
  *
- * The loop addresses calls by source index (`group.send`); the group delivers
- * each event to those calls in the order given. Calls report to the loop
- * directly (its ref is in their input).
+ * The loop addresses a grouped call through its group (`group.send` with the
+ * calls' source indexes); the group delivers each event to those calls in the
+ * order given. Calls report to the loop directly (its ref is in their input).
  */
 import { enqueueActions, setup, type AnyActorRef } from "xstate";
 import type { LoopToCallGroupEvent, ToolCallInput } from "./events.js";
 import { toolCallMachine } from "./tool-call.machine.js";
 
-/** Most tool-call actors one chunk owns. */
-export const CALL_CHUNK_SIZE = 32;
+/** Default of the loop's `callsPerGroup`: the most calls the loop, or one group, parents. */
+export const CALL_GROUP_SIZE = 32;
 
-/** Input of the call group (and of each chunk). */
+/** Input of a call group. */
 export interface CallGroupInput {
   calls: ToolCallInput[];
   /** Actor id of each call (the tool call id, made unique within the batch). */
@@ -29,23 +29,10 @@ export interface CallGroupInput {
   loop: AnyActorRef;
 }
 
-/** Context of the group and of a chunk: the call actors, by source index within it. */
+/** Context of a call group: its call actors by source index. */
 export interface CallGroupContext {
-  calls: AnyActorRef[];
+  calls: Record<number, AnyActorRef>;
 }
-
-/** Owns up to {@link CALL_CHUNK_SIZE} tool-call actors. */
-export const callChunkMachine = setup({
-  types: { input: {} as CallGroupInput, context: {} as CallGroupContext },
-  actors: { toolCall: toolCallMachine },
-}).createMachine({
-  id: "callChunk",
-  context: ({ input, spawn }) => ({
-    calls: input.calls.map((call, index) =>
-      spawn("toolCall", { id: input.actorIds[index] as string, input: { ...call, loop: input.loop } }),
-    ),
-  }),
-});
 
 export const callGroupMachine = setup({
   types: {
@@ -53,7 +40,7 @@ export const callGroupMachine = setup({
     context: {} as CallGroupContext,
     events: {} as LoopToCallGroupEvent,
   },
-  actors: { callChunk: callChunkMachine, toolCall: toolCallMachine },
+  actors: { toolCall: toolCallMachine },
   actions: {
     deliver: enqueueActions(({ context, event, enqueue }) => {
       for (const index of event.indexes) {
@@ -65,26 +52,10 @@ export const callGroupMachine = setup({
 }).createMachine({
   id: "callGroup",
   context: ({ input, spawn }) => {
-    if (input.calls.length <= CALL_CHUNK_SIZE) {
-      return {
-        calls: input.calls.map((call, index) =>
-          spawn("toolCall", { id: input.actorIds[index] as string, input: { ...call, loop: input.loop } }),
-        ),
-      };
-    }
-    const calls: AnyActorRef[] = [];
-    for (let start = 0; start < input.calls.length; start += CALL_CHUNK_SIZE) {
-      const chunk = spawn("callChunk", {
-        id: `chunk-${start / CALL_CHUNK_SIZE}`,
-        input: {
-          calls: input.calls.slice(start, start + CALL_CHUNK_SIZE),
-          actorIds: input.actorIds.slice(start, start + CALL_CHUNK_SIZE),
-          loop: input.loop,
-        },
-      });
-      // A spawned chunk has its initial snapshot (and so its calls) at once.
-      calls.push(...(chunk.getSnapshot() as { context: CallGroupContext }).context.calls);
-    }
+    const calls: Record<number, AnyActorRef> = {};
+    input.calls.forEach((call, position) => {
+      calls[call.index] = spawn("toolCall", { id: input.actorIds[position] as string, input: { ...call, loop: input.loop } });
+    });
     return { calls };
   },
   on: {

@@ -56,10 +56,10 @@ export type ToolCallToLoopEvent =
 /** Events the loop sends to a tool-call actor (through the call group). */
 export type LoopToToolCallEvent = { type: "call.prepare" } | { type: "call.execute" } | { type: "call.cancel"; reason: string };
 
-/** What the loop sends its call group: deliver `event` to the calls at `indexes`, in that order. */
+/** What the loop sends a call group: deliver `event` to its calls at `indexes` (source order), in that order. */
 export type LoopToCallGroupEvent = { type: "group.send"; indexes: number[]; event: LoopToToolCallEvent };
 
-/** Events the `executeTool` actor sends back to its tool-call actor. */
+/** What a call's tool run (started by `startExecution`) sends back to the tool-call actor. */
 export type ExecuteToolEvent = { type: "execute.done"; result: AgentToolResult<unknown>; isError: boolean };
 
 /**

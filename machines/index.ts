@@ -8,7 +8,7 @@ export {
   type AgentLoopOutput,
   type ToolBatch,
 } from "./agent-loop.machine.js";
-export { CALL_CHUNK_SIZE, callChunkMachine, callGroupMachine, type CallGroupInput } from "./call-group.machine.js";
+export { CALL_GROUP_SIZE, callGroupMachine, type CallGroupInput } from "./call-group.machine.js";
 export {
   BLOCKED_MESSAGE,
   errorResult,

@@ -3,7 +3,6 @@
  * helpers its actions use (no I/O, no XState). Kept apart from the chart so
  * `agent-loop.machine.ts` reads as the loop itself.
  */
-import type { AnyActorRef } from "xstate";
 import type {
   AgentMessage,
   AssistantMessage,
@@ -15,8 +14,7 @@ import type {
   ToolResultMessage,
 } from "../src/types.js";
 import { createEmptyAssistantMessage } from "../src/messages.js";
-import type { CallGroupInput } from "./call-group.machine.js";
-import type { ToolCallInput, TurnHookInput } from "./events.js";
+import type { LoopToCallGroupEvent, LoopToToolCallEvent, ToolCallInput, TurnHookInput } from "./events.js";
 import { errorText } from "./tool-call.machine.js";
 
 /** Text of the error result each call of a length-truncated response gets. */
@@ -59,6 +57,12 @@ export interface AgentLoopInput {
    * exploring the machine with `xstate/graph`, where sibling paths share snapshots.
    */
   mutableContext?: boolean;
+  /**
+   * Most calls the loop spawns itself (default 32). A larger batch is spawned in
+   * call groups of this many calls, because tearing down one parent of n children
+   * costs XState n².
+   */
+  callsPerGroup?: number;
 }
 
 /** The tool batch of the current turn. */
@@ -66,6 +70,8 @@ export interface ToolBatch {
   calls: ToolCall[];
   /** Actor id of each call (the tool call id, made unique within the batch). */
   actorIds: string[];
+  /** Call groups the calls are spawned in; 0 when the loop spawns them itself. */
+  groups: number;
   sequential: boolean;
   /** Refusal text when the whole batch is refused (length truncation). */
   refusal?: string;
@@ -107,6 +113,7 @@ export interface AgentLoopContext {
   maxTurns?: number;
   hooks: AgentLoopHooks;
   mutableContext: boolean;
+  callsPerGroup: number;
   /** Turns started so far. */
   turn: number;
   assistant?: AssistantMessage;
@@ -174,9 +181,13 @@ export function appended(context: AgentLoopContext, added: AgentMessage[]): Pick
   return { messages: [...context.messages, ...added], newMessages: [...context.newMessages, ...added] };
 }
 
-export const newBatch = (calls: ToolCall[], options: { sequential: boolean; handshake: boolean; refusal?: string }): ToolBatch => ({
+export const newBatch = (
+  calls: ToolCall[],
+  options: { sequential: boolean; handshake: boolean; refusal?: string; callsPerGroup: number },
+): ToolBatch => ({
   calls,
   actorIds: uniqueActorIds(calls),
+  groups: calls.length > options.callsPerGroup ? Math.ceil(calls.length / options.callsPerGroup) : 0,
   sequential: options.sequential,
   ...(options.refusal !== undefined ? { refusal: options.refusal } : {}),
   handshake: options.handshake,
@@ -203,23 +214,44 @@ export function failedResponse(model: Model, errorMessage: string): AssistantMes
   return { ...createEmptyAssistantMessage(model), stopReason: "error", errorMessage };
 }
 
-export function callGroupInput(context: AgentLoopContext, loop: AnyActorRef): CallGroupInput {
+/** Actor id of the call group that owns the calls from `group × callsPerGroup` on. */
+export const callGroupId = (group: number): string => `calls-${group}`;
+
+/** The input of each of the batch's tool-call actors, in source order. */
+export function callInputs(context: AgentLoopContext): ToolCallInput[] {
   const batch = context.batch as ToolBatch;
   const hooks = { beforeToolCall: context.hooks.beforeToolCall, afterToolCall: context.hooks.afterToolCall };
-  return {
-    calls: batch.calls.map(
-      (toolCall, index): ToolCallInput => ({
-        toolCall,
-        index,
-        hooks,
-        reportsPreparation: batch.handshake,
-        mutableContext: context.mutableContext,
-        ...(batch.refusal !== undefined ? { refusal: batch.refusal } : {}),
-      }),
-    ),
-    actorIds: batch.actorIds,
-    loop,
-  };
+  return batch.calls.map(
+    (toolCall, index): ToolCallInput => ({
+      toolCall,
+      index,
+      hooks,
+      reportsPreparation: batch.handshake,
+      mutableContext: context.mutableContext,
+      ...(batch.refusal !== undefined ? { refusal: batch.refusal } : {}),
+    }),
+  );
+}
+
+/**
+ * Where the loop sends `event` for the calls at `indexes`: to each call itself,
+ * or (grouped batches) one `group.send` per call group, in source order.
+ */
+export function callDeliveries(
+  context: AgentLoopContext,
+  indexes: number[],
+  event: LoopToToolCallEvent,
+): { to: string; event: LoopToToolCallEvent | LoopToCallGroupEvent }[] {
+  const batch = context.batch as ToolBatch;
+  if (batch.groups === 0) return indexes.map((index) => ({ to: batch.actorIds[index] as string, event }));
+  const byGroup = new Map<number, number[]>();
+  for (const index of indexes) {
+    const group = Math.floor(index / context.callsPerGroup);
+    const members = byGroup.get(group) ?? [];
+    members.push(index);
+    byGroup.set(group, members);
+  }
+  return [...byGroup].map(([group, members]) => ({ to: callGroupId(group), event: { type: "group.send", indexes: members, event } }));
 }
 
 export function turnHookInput(context: AgentLoopContext): TurnHookInput {

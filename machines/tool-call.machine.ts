@@ -5,7 +5,7 @@
  * (unknown tool, invalid arguments, blocked, aborted, refused).
  *
  * One is spawned per call, in source order, with the tool call id as actor id (by
- * the batch's call group). It waits for the loop at two points — `queued` until
+ * the loop, or by a call group in a large batch). It waits for the loop at two points — `queued` until
  * `call.prepare`, `prepared` until `call.execute` (or `call.cancel` after an
  * abort) — which is how the loop keeps preparation one at a time in source order
  * and execution parallel or sequential. It announces its own
@@ -256,8 +256,8 @@ export const toolCallMachine = setup({
         },
       },
     },
-    // Terminal, but not `type: "final"`: the call group owns the actor and stops
-    // it with the batch, so no done event can outlive the loop.
+    // Terminal, but not `type: "final"`: the loop (or a call group) owns the actor
+    // and stops it with the batch, so no done event can outlive the loop.
     done: {
       entry: ["announceEnd", "reportSettled"],
     },

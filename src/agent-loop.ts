@@ -15,7 +15,7 @@ import {
 } from "./actors/tool-call-actors.js";
 import { createTurnHookActors, sequentialToolNames } from "./actors/turn-hook-actors.js";
 import { toolCallMachine } from "../machines/tool-call.machine.js";
-import { callChunkMachine, callGroupMachine } from "../machines/call-group.machine.js";
+import { callGroupMachine } from "../machines/call-group.machine.js";
 import { EventStream } from "./event-stream.js";
 import { streamByModelApi } from "./providers/stream-by-api.js";
 import { assertContinuable, assertLoopInput } from "./loop-input.js";
@@ -65,12 +65,12 @@ export function provideRunActors(env: RunEnvironment) {
       afterToolCall: createAfterToolCallActor(env),
     },
   });
-  const callChunk = callChunkMachine.provide({ actors: { toolCall } });
   return agentLoopMachine.provide({
     actors: {
       requestModel: createRequestModelActor(env),
       ...createTurnHookActors(env),
-      callGroup: callGroupMachine.provide({ actors: { callChunk, toolCall } }),
+      toolCall,
+      callGroup: callGroupMachine.provide({ actors: { toolCall } }),
     },
   });
 }

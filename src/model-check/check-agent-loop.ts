@@ -43,17 +43,20 @@ export interface CheckAgentLoopOptions {
   limit?: number;
   /** The tool-call machine the call group spawns (default: the shipped `toolCallMachine`). Its `prepareArguments` action is replaced by the world's. */
   toolCallMachine?: AnyStateMachine;
-  /** The call group the loop invokes per batch (default: the shipped `callGroupMachine`). */
+  /** The call group machine of large batches (default: the shipped `callGroupMachine`). */
   callGroupMachine?: AnyStateMachine;
 }
 
 /**
  * The configurations explored by default: every hook with `maxTurns`; no hook,
  * and `afterToolCall` with steering, in parallel (where the loop prepares and
- * releases a batch at once) with `maxTurns`; `shouldStopAfterTurn` alone with
+ * releases a batch at once) with `maxTurns`, the latter with call groups one
+ * call smaller than the largest batch; `shouldStopAfterTurn` alone with
  * sequential tools and no cap. (A hook alone takes the paths that skip the others.)
  */
-export function defaultModelCheckConfigurations(turns: number): ModelCheckConfiguration[] {
+export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAULT_MODEL_CHECK_MAX_CALLS): ModelCheckConfiguration[] {
+  // Groups one call smaller than the largest batch: the largest is spawned in call groups, smaller ones by the loop.
+  const callsPerGroup = Math.max(1, maxCalls - 1);
   return [
     {
       name: `all hooks, parallel, maxTurns ${turns}`,
@@ -65,8 +68,8 @@ export function defaultModelCheckConfigurations(turns: number): ModelCheckConfig
     },
     { name: `no hooks, parallel, maxTurns ${turns}`, input: { maxTurns: turns, sequentialTools: [SERIAL_TOOL] } },
     {
-      name: `afterToolCall and steering, parallel, maxTurns ${turns}`,
-      input: { hooks: { afterToolCall: true, steering: true } as never, maxTurns: turns },
+      name: `afterToolCall and steering, parallel, call groups of ${callsPerGroup}, maxTurns ${turns}`,
+      input: { hooks: { afterToolCall: true, steering: true } as never, maxTurns: turns, callsPerGroup },
     },
     {
       name: "shouldStopAfterTurn only, sequential, no maxTurns",
@@ -111,7 +114,7 @@ export function checkAgentLoop(machine: AnyStateMachine, options: CheckAgentLoop
   const started = performance.now();
   const turns = options.turns ?? DEFAULT_MODEL_CHECK_TURNS;
   const maxCalls = options.maxCalls ?? DEFAULT_MODEL_CHECK_MAX_CALLS;
-  const configurations = options.configurations ?? defaultModelCheckConfigurations(turns);
+  const configurations = options.configurations ?? defaultModelCheckConfigurations(turns, maxCalls);
   const explored = withStandIns(machine);
   const callMachine = withWorldPreparation(withStandIns(options.toolCallMachine ?? toolCallMachine));
   const groupMachine = withStandIns(options.callGroupMachine ?? callGroupMachine);

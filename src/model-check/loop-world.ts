@@ -1,8 +1,8 @@
 /**
  * The abstract world around the loop machine: what the model, the tools, the
  * hooks and the user can do next, as explicit events. A world state pairs the
- * loop's real snapshot with the real snapshots of the batch's call group and of
- * each tool-call actor the group owns (their hook actors — beforeToolCall,
+ * loop's real snapshot with the real snapshots of the batch's tool-call actors
+ * and of the call groups that own them in a large batch (the calls' hook actors — beforeToolCall,
  * afterToolCall — are inert stand-ins and their tools do not run: the answers
  * are world events), whether the model stream has started, and the invariant monitor.
  */
@@ -28,19 +28,20 @@ export interface WorldCall {
   snapshot: AnyMachineSnapshot;
 }
 
-/** The current batch's call group: its id in the loop, and the real group machine's snapshot. */
+/** A call group of the current batch: its id in the loop, its calls' ids, and the real group machine's snapshot. */
 export interface WorldGroup {
   id: string;
+  callIds: string[];
   snapshot: AnyMachineSnapshot;
 }
 
-/** A state of the product of the loop, its call group, the group's tool-call actors and the world. */
+/** A state of the product of the loop, the batch's tool-call actors (and call groups) and the world. */
 export interface LoopWorldState {
   status: "active" | "done" | "error";
   output: undefined;
   error: undefined;
   loop: AnyMachineSnapshot;
-  group: WorldGroup | null;
+  groups: WorldGroup[];
   calls: WorldCall[];
   modelStarted: boolean;
   monitor: ProtocolMonitor;
@@ -86,7 +87,7 @@ export interface LoopWorldMachines {
   loop: AnyStateMachine;
   /** The tool-call machine (stand-in actors provided, `prepareArguments` under the world's control). */
   call: AnyStateMachine;
-  /** The call group machine (stand-in children). */
+  /** The call group machine of large batches (stand-in children). */
   group: AnyStateMachine;
   recorders: { loop: StepRecorder; call: StepRecorder };
   /** Receives the transitions every step took, by machine. */
@@ -173,7 +174,7 @@ const DEFAULT_HOOK_OUTCOMES: Record<string, HookOutcome[]> = {
 };
 
 /** Actor sources the world plays itself rather than answering as a hook. */
-const OWN_SOURCES = new Set(["requestModel", "callGroup", "toolCall", "callChunk"]);
+const OWN_SOURCES = new Set(["requestModel", "callGroup", "toolCall"]);
 
 /** The world: initial state, events, and the step of the product. */
 export interface LoopWorld {
@@ -186,18 +187,27 @@ export interface LoopWorld {
 /** Cap on the events one world step may cascade into (a larger cascade is reported as a livelock). */
 export const MAX_CASCADE = 10_000;
 
-/** The input a loop gives its call group: the calls, their actor ids, the loop. */
+/** The input of a tool-call actor, as far as the world reads it. */
+interface CallInput {
+  toolCall: ToolCall;
+  index: number;
+}
+
+/** The input a loop gives a call group: the calls, their actor ids, the loop. */
 interface GroupInput {
-  calls: { toolCall: ToolCall; index: number }[];
+  calls: CallInput[];
   actorIds: string[];
 }
 
 const isGroupInput = (input: unknown): input is GroupInput =>
   typeof input === "object" && input !== null && Array.isArray((input as GroupInput).calls) && Array.isArray((input as GroupInput).actorIds);
 
+const isCallInput = (input: unknown): input is CallInput =>
+  typeof input === "object" && input !== null && typeof (input as CallInput).toolCall === "object" && typeof (input as CallInput).index === "number";
+
 /**
  * Builds the world for the machines starting from `input`. The loop's events to
- * its group and calls, and theirs to the loop, are delivered in FIFO order until
+ * its calls and call groups, and theirs to the loop, are delivered in FIFO order until
  * quiet, as the runtime's mailboxes do; what the world chooses is which outside
  * answer comes next (the model, a hook, a tool call's hook or tool, an abort).
  */
@@ -208,14 +218,14 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
   const maxTurns = typeof input.maxTurns === "number" ? input.maxTurns : null;
   const parentId = recorders.call.parent?.id;
 
-  type Delivery = { to: "loop" | "group" | number; event: SentEvent };
-  type Previous = Pick<LoopWorldState, "calls" | "group" | "modelStarted" | "monitor"> & { loop?: AnyMachineSnapshot };
+  type Delivery = { to: "loop" | { group: string } | number; event: SentEvent };
+  type Previous = Pick<LoopWorldState, "calls" | "groups" | "modelStarted" | "monitor"> & { loop?: AnyMachineSnapshot };
 
   const run = (previous: Previous, first: Delivery | "init" | null, event?: WorldEvent): LoopWorldState => {
     const monitor: ProtocolMonitor = { ...previous.monitor };
     const violations: StepViolation[] = [];
     let calls = previous.calls.slice();
-    let group = previous.group;
+    let groups = previous.groups;
     let modelStarted = previous.modelStarted;
     let loop = previous.loop as AnyMachineSnapshot;
     if (event) {
@@ -241,17 +251,24 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         if (sent && sent.to === parentId) queue.push({ to: "loop", event: sent.event as SentEvent });
       }
     };
+    const startCall = (id: string, callInput: CallInput) => {
+      const callStarted = recorders.call.initial(machines.call, { ...callInput, loop: recorders.call.parent });
+      onTransitions(callStarted.transitions, "call");
+      calls.push({ id, name: callInput.toolCall.name, index: callInput.index, snapshot: callStarted.snapshot });
+      fromCall(callStarted.actions);
+    };
     const startGroup = (id: string, groupInput: GroupInput) => {
       const started = recorders.call.initial(machines.group, groupInput);
       onTransitions(started.transitions, "group");
-      group = { id, snapshot: started.snapshot };
-      calls = groupInput.calls.map((callInput, index) => {
-        const callStarted = recorders.call.initial(machines.call, { ...callInput, loop: recorders.call.parent });
-        onTransitions(callStarted.transitions, "call");
-        const call: WorldCall = { id: groupInput.actorIds[index] as string, name: callInput.toolCall.name, index, snapshot: callStarted.snapshot };
-        fromCall(callStarted.actions);
-        return call;
-      });
+      groups = [...groups, { id, callIds: groupInput.actorIds, snapshot: started.snapshot }];
+      groupInput.calls.forEach((callInput, position) => startCall(groupInput.actorIds[position] as string, callInput));
+    };
+    /** Queues an event for a call, watching what the loop tells calls to do. */
+    const sendToCall = (id: string, sent: SentEvent) => {
+      const target = calls.find((call) => call.id === id);
+      if (!target) return;
+      violations.push(...observeSentToCall(monitor, id, sent.type));
+      queue.push({ to: target.index, event: sent });
     };
     const fromLoop = (step: RecordedStep) => {
       onTransitions(step.transitions, "loop");
@@ -268,41 +285,50 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           startGroup(spawned.id, spawned.input);
           continue;
         }
+        if (spawned && isCallInput(spawned.input)) {
+          startCall(spawned.id, spawned.input);
+          continue;
+        }
         const sent = sentEvent(action);
-        if (sent && group && sent.to === group.id) {
-          queue.push({ to: "group", event: sent.event as SentEvent });
+        if (sent && groups.some((group) => group.id === sent.to)) {
+          queue.push({ to: { group: sent.to }, event: sent.event as SentEvent });
+          continue;
+        }
+        if (sent) {
+          sendToCall(sent.to, sent.event as SentEvent);
           continue;
         }
         const stopped = stoppedChild(action);
-        if (stopped !== undefined && group && stopped === group.id) {
-          // Stopping the group stops every call it owns.
-          group = null;
-          calls = [];
-        }
+        if (stopped === undefined) continue;
+        // Stopping a group stops every call it owns.
+        const group = groups.find((candidate) => candidate.id === stopped);
+        const gone = new Set(group ? group.callIds : [stopped]);
+        groups = groups.filter((candidate) => candidate !== group);
+        calls = calls.filter((call) => !gone.has(call.id));
       }
     };
     const deliverToCall = (index: number, sent: SentEvent) => {
-      const call = calls[index];
+      const position = calls.findIndex((call) => call.index === index);
+      const call = calls[position];
       if (!call || call.snapshot.status !== "active") return;
       const step = recorders.call.step(machines.call, call.snapshot, sent);
       onTransitions(step.transitions, "call");
       threw("a tool-call actor", step);
-      calls[index] = { ...call, snapshot: step.snapshot };
+      calls[position] = { ...call, snapshot: step.snapshot };
       fromCall(step.actions);
     };
-    const deliverToGroup = (sent: SentEvent) => {
+    const deliverToGroup = (id: string, sent: SentEvent) => {
+      const position = groups.findIndex((group) => group.id === id);
+      const group = groups[position];
       if (!group || group.snapshot.status !== "active") return;
       const step = recorders.call.step(machines.group, group.snapshot, sent);
       onTransitions(step.transitions, "group");
-      threw("the call group", step);
-      group = { ...group, snapshot: step.snapshot };
+      threw("a call group", step);
+      groups = groups.map((candidate) => (candidate === group ? { ...group, snapshot: step.snapshot } : candidate));
       // The group delivers the loop's events to its calls, in order.
       for (const action of step.actions) {
-        const sent = sentEvent(action);
-        const target = sent ? calls.findIndex((call) => call.id === sent.to) : -1;
-        if (!sent || target < 0) continue;
-        violations.push(...observeSentToCall(monitor, sent.to, sent.event.type));
-        queue.push({ to: target, event: sent.event as SentEvent });
+        const delivered = sentEvent(action);
+        if (delivered) sendToCall(delivered.to, delivered.event as SentEvent);
       }
     };
 
@@ -316,13 +342,13 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       const next = queue.shift() as Delivery;
       if (next.to === "loop") {
         if (loop.status === "active") fromLoop(recorders.loop.step(machines.loop, loop, next.event));
-      } else if (next.to === "group") deliverToGroup(next.event);
+      } else if (typeof next.to === "object") deliverToGroup(next.to.group, next.event);
       else deliverToCall(next.to, next.event);
     }
     if (loop.status === "error") violations.push({ invariant: "I3", message: `the machine failed: ${String(loop.error)}` });
     if (loop.status === "done" && !monitor.ended) violations.push({ invariant: "I4", message: "the run ended without agent_end" });
     if (loop.status !== "active") {
-      group = null;
+      groups = [];
       calls = [];
     }
     return {
@@ -330,7 +356,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       output: undefined,
       error: undefined,
       loop,
-      group,
+      groups,
       calls,
       modelStarted,
       monitor,
@@ -338,7 +364,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
     };
   };
 
-  const initial = run({ calls: [], group: null, modelStarted: false, monitor: createMonitor(maxTurns) }, "init");
+  const initial = run({ calls: [], groups: [], modelStarted: false, monitor: createMonitor(maxTurns) }, "init");
 
   const modelEvents = (state: LoopWorldState): WorldEvent[] => {
     const events: WorldEvent[] = [];
@@ -455,7 +481,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           // The run's model answers only the request of the current turn.
           if (state.loop.value === "requesting") events.push(...modelEvents(state));
         }
-        else if (id === state.group?.id || OWN_SOURCES.has(src)) continue;
+        else if (OWN_SOURCES.has(src)) continue;
         else events.push(...hookEvents(id, src));
       }
       for (const call of state.calls) events.push(...callEvents(call));
@@ -473,7 +499,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         state.status,
         abstractContext(state.loop.context),
         Object.keys(state.loop.children as object),
-        state.group ? [state.group.snapshot.value, state.group.snapshot.status] : null,
+        state.groups.map((group) => [group.id, group.snapshot.status]),
         state.calls.map((call) => [call.snapshot.value, abstractCall(call.snapshot.context)]),
         state.modelStarted,
         state.monitor,

@@ -116,4 +116,41 @@ describe("dispatching a batch", () => {
     const results = result.filter((m): m is ToolResultMessage => (m as { role: string }).role === "toolResult");
     expect(results.map((r) => r.content[0])).toEqual([{ type: "text", text: "echo: 1" }, { type: "text", text: "echo: 2" }]);
   });
+  describe("a batch larger than one call group (70 calls: groups of 32, 32 and 6)", () => {
+    // Later calls finish first, so completion order is the reverse of source order across groups.
+    const seventy = Array.from({ length: 70 }, (_, index) => ({
+      id: `call-${index}`,
+      name: "echo",
+      arguments: { text: `t${index}`, delayMs: 70 - index },
+    }));
+
+    it("runs every call once, in parallel, and appends the results in source order", async () => {
+      const { tool, maxRunning } = echoTool();
+      const stream = mockStream([{ calls: seventy }, { text: "done" }]);
+      const { events, result } = await collect(
+        agentLoop([user("go")], { systemPrompt: "", messages: [], tools: [tool] }, baseConfig(), undefined, stream),
+      );
+      expect(maxRunning()).toBe(70);
+      const starts = events.flatMap((e) => (e.type === "tool_execution_start" ? [e.toolCallId] : []));
+      expect(starts).toEqual(seventy.map((call) => call.id));
+      const ends = events.flatMap((e) => (e.type === "tool_execution_end" ? [e.toolCallId] : []));
+      expect(new Set(ends).size).toBe(70);
+      expect(ends[0]).toBe("call-69");
+      const results = result.filter((m): m is ToolResultMessage => (m as { role: string }).role === "toolResult");
+      expect(results.map((r) => r.toolCallId)).toEqual(seventy.map((call) => call.id));
+      expect(results.map((r) => (r.content[0] as { text: string }).text)).toEqual(seventy.map((call) => `echo: ${call.arguments.text}`));
+    });
+
+    it('runs them one at a time in source order when config.toolExecution is "sequential"', async () => {
+      const { tool, maxRunning } = echoTool();
+      const calls = seventy.map((call) => ({ ...call, arguments: { ...call.arguments, delayMs: 0 } }));
+      const stream = mockStream([{ calls }, { text: "done" }]);
+      const { events } = await collect(
+        agentLoop([user("go")], { systemPrompt: "", messages: [], tools: [tool] }, baseConfig({ toolExecution: "sequential" }), undefined, stream),
+      );
+      expect(maxRunning()).toBe(1);
+      const ends = events.flatMap((e) => (e.type === "tool_execution_end" ? [e.toolCallId] : []));
+      expect(ends).toEqual(calls.map((call) => call.id));
+    });
+  });
 });

@@ -31,7 +31,6 @@ describe("inspection", () => {
     expect(output).toMatchObject({ exitReason: "completed" });
     expect(actorIds).toContain("first");
     expect(actorIds).toContain("second");
-    expect(actorIds).toContain("calls");
     expect(actorIds).toContain("requestModel");
     expect(events[0]?.type).toBe("agent_start");
     expect(events.at(-1)?.type).toBe("agent_end");
