@@ -188,10 +188,19 @@ export const agentLoopMachine = setup({
       const batch = context.batch;
       if (!batch || batch.started >= batch.calls.length) return;
       const until = batch.handshake ? batch.started + 1 : batch.calls.length;
-      for (const delivery of callDeliveries(context, indexRange(batch.started, until), { type: "call.prepare" })) {
+      const indexes = indexRange(batch.started, until);
+      // Without a handshake (and unless refused or aborted) each call goes on to execute once prepared.
+      const startsAtOnce = !batch.handshake && batch.refusal === undefined && !context.aborted;
+      for (const delivery of callDeliveries(context, indexes, { type: startsAtOnce ? "call.start" : "call.prepare" })) {
         enqueue.sendTo(delivery.to, delivery.event);
       }
-      changeBatch(context, enqueue.assign, { started: until });
+      if (!startsAtOnce) {
+        changeBatch(context, enqueue.assign, { started: until });
+        return;
+      }
+      const running = writable(context, batch.running);
+      for (const index of indexes) running[index] = true;
+      changeBatch(context, enqueue.assign, { started: until, running, runningCount: batch.runningCount + indexes.length });
     }),
     markWaiting: enqueueActions(({ context, enqueue }, params: { index: number }) => {
       const waiting = writable(context, (context.batch as ToolBatch).waiting);
@@ -200,8 +209,8 @@ export const agentLoopMachine = setup({
     }),
     /**
      * Lets the prepared calls execute: the waiting ones (handshake batches), or
-     * every unsettled one. After an abort they are cancelled instead; a refused
-     * batch executes nothing.
+     * every unsettled one not started already. After an abort they are cancelled
+     * instead; a refused batch executes nothing.
      */
     releaseCalls: enqueueActions(({ context, enqueue }) => {
       const batch = context.batch as ToolBatch;

@@ -54,7 +54,16 @@ export type ToolCallToLoopEvent =
   | { type: "tool.settled"; toolCallId: string; toolName: string; index: number; result: AgentToolResult<unknown>; isError: boolean };
 
 /** Events the loop sends to a tool-call actor (through the call group). */
-export type LoopToToolCallEvent = { type: "call.prepare" } | { type: "call.execute" } | { type: "call.cancel"; reason: string };
+/**
+ * What the loop tells a call: prepare and wait (`call.prepare`), then execute
+ * (`call.execute`) or give up (`call.cancel`); or prepare and execute without
+ * waiting (`call.start`, parallel batches that need no handshake).
+ */
+export type LoopToToolCallEvent =
+  | { type: "call.prepare" }
+  | { type: "call.start" }
+  | { type: "call.execute" }
+  | { type: "call.cancel"; reason: string };
 
 /** What the loop sends a call group: deliver `event` to its calls at `indexes` (source order), in that order. */
 export type LoopToCallGroupEvent = { type: "group.send"; indexes: number[]; event: LoopToToolCallEvent };

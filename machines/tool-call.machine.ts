@@ -8,7 +8,8 @@
  * the loop, or by a call group in a large batch). It waits for the loop at two points — `queued` until
  * `call.prepare`, `prepared` until `call.execute` (or `call.cancel` after an
  * abort) — which is how the loop keeps preparation one at a time in source order
- * and execution parallel or sequential. It announces its own
+ * and execution parallel or sequential; told `call.start` instead, it prepares and
+ * executes without waiting (parallel batches without a handshake). It announces its own
  * `tool_execution_start` (on starting to prepare) and `tool_execution_end` (on
  * settling), so those keep their order with preparation and completion. It
  * reports `tool.prepared` when the loop waits for it (`reportsPreparation`),
@@ -37,6 +38,8 @@ export interface ToolCallContext extends ToolCallInput {
   args?: unknown;
   /** The settled result, once known. */
   settled?: SettledToolCall;
+  /** Told to `call.start`: goes on from preparation to execution without waiting for the loop. */
+  proceeds?: boolean;
 }
 
 /**
@@ -99,6 +102,7 @@ export const toolCallMachine = setup({
   guards: {
     isRefused: ({ context }) => context.refusal !== undefined,
     isSettled: ({ context }) => context.settled !== undefined,
+    proceeds: ({ context }) => context.proceeds === true,
     consultsBeforeHook: ({ context }) => context.hooks?.beforeToolCall === true,
     consultsAfterHook: ({ context }) => context.hooks?.afterToolCall === true,
     isBlocked: (_, verdict: BeforeToolCallResult | undefined) => verdict?.block === true,
@@ -112,6 +116,8 @@ export const toolCallMachine = setup({
     startExecution: raise({ type: "execute.done", result: { content: [], details: {} }, isError: false } satisfies ExecuteToolEvent),
     /** Looks the tool up, applies `prepareArguments` and validates. Stand-in: accepts the raw arguments. */
     prepareArguments: assign({ args: ({ context }) => context.toolCall.arguments }),
+    /** Remembers that the loop said `call.start`: execute once prepared. */
+    proceedWhenPrepared: enqueueActions(({ context, enqueue }) => changeCall(context, enqueue.assign, { proceeds: true })),
     /** Records the call's outcome: the executed (or finalized) result. */
     settle: enqueueActions(({ context, enqueue }, settled: SettledToolCall) => changeCall(context, enqueue.assign, { settled })),
     settleWithRefusal: enqueueActions(({ context, enqueue }) =>
@@ -174,7 +180,10 @@ export const toolCallMachine = setup({
   initial: "queued",
   states: {
     queued: {
-      on: { "call.prepare": "preparing" },
+      on: {
+        "call.prepare": "preparing",
+        "call.start": { target: "preparing", actions: "proceedWhenPrepared" },
+      },
     },
     preparing: {
       entry: "announceStart",
@@ -190,6 +199,7 @@ export const toolCallMachine = setup({
           always: [
             { guard: "isSettled", target: "#toolCall.done" },
             { guard: "consultsBeforeHook", target: "consultingHook" },
+            { guard: "proceeds", target: "#toolCall.executing" },
             { target: "#toolCall.prepared" },
           ],
         },

@@ -511,8 +511,13 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
 
 /** A tool-call actor's context without the call's payload: whether it has args and how it settled. */
 function abstractCall(context: unknown): unknown {
-  const { settled, refusal, args } = context as { settled?: { isError?: boolean; result?: { terminate?: boolean } }; refusal?: string; args?: unknown };
-  return [refusal !== undefined, args !== undefined, settled ? [settled.isError === true, settled.result?.terminate === true] : null];
+  const { settled, refusal, args, proceeds } = context as {
+    settled?: { isError?: boolean; result?: { terminate?: boolean } };
+    refusal?: string;
+    args?: unknown;
+    proceeds?: boolean;
+  };
+  return [refusal !== undefined, args !== undefined, proceeds === true, settled ? [settled.isError === true, settled.result?.terminate === true] : null];
 }
 
 const resultKind = (result: { isError?: boolean } | null) => (result === null ? 0 : result.isError ? 1 : 2);

@@ -229,7 +229,7 @@ function checkExitReason(monitor: ProtocolMonitor, reason: ExitReason | undefine
 
 /** Checks an event the loop sends to a tool call; returns the violations. */
 export function observeSentToCall(monitor: ProtocolMonitor, callId: string, eventType: string): StepViolation[] {
-  if (eventType !== "call.execute") return [];
+  if (eventType !== "call.execute" && eventType !== "call.start") return [];
   const found: StepViolation[] = [];
   if (monitor.aborted) found.push({ invariant: "I2", message: `${callId} starts executing after run.abort` });
   if (monitor.response?.stopReason === "length") {
