@@ -1,6 +1,6 @@
 /**
  * Splits each engine's time into marginal costs: per turn (one call, no text
- * deltas), per extra text delta, per extra tool call. Three small workloads that
+ * deltas), per extra text delta, per extra tool call. Three workloads that
  * differ in one dimension each, A/B interleaved, medians of the rounds.
  *
  * Usage (from the root, after `npm run build`):
@@ -13,8 +13,8 @@ import { readBenchOptions } from "./options.js";
 import { median } from "./report.js";
 import type { Workload } from "./workloads.js";
 
-/** Tool turns of every cost-model workload. */
-const TURNS = 400;
+/** Tool turns of every cost-model workload: enough that warm-up and per-run setup stop showing in the per-turn figure. */
+const TURNS = 2_000;
 /** Text deltas per message in the deltas workload (the others have none). */
 const DELTAS = 40;
 /** Calls per turn in the calls workload (the others have one). */
