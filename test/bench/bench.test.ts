@@ -63,3 +63,22 @@ describe("bench/xstate-floor.ts", () => {
     CHILD_TIMEOUT_MS + 5_000,
   );
 });
+
+describe("bench/attribute.ts", () => {
+  itWithBenchDeps(
+    `should charge a tiny run's time to the loop's and the calls' events${needsDeps}`,
+    async () => {
+      const { stdout } = await run(process.execPath, ["--expose-gc", "--import", "tsx", "bench/attribute.ts"], {
+        cwd: root,
+        env: { ...process.env, BENCH_TURNS: "5", BENCH_CALLS: "2", BENCH_LOOPCHART: "src" },
+        timeout: CHILD_TIMEOUT_MS,
+      });
+      expect(stdout).toMatch(/^loopchart, 5 turns × 2 calls × 0 deltas: \d+ µs per turn/m);
+      // Every turn's model response, and every call's settling, reached the chart.
+      expect(stdout).toMatch(/agentLoop model\.done +[\d.]+ +[\d.]+ +6$/m);
+      expect(stdout).toMatch(/agentLoop tool\.settled +[\d.]+ +[\d.]+ +10$/m);
+      expect(stdout).toMatch(/^inside XState macrosteps \(the chart's actions included\): \d+ µs per turn$/m);
+    },
+    CHILD_TIMEOUT_MS + 5_000,
+  );
+});
