@@ -202,7 +202,11 @@ export const newBatch = (
 });
 
 /** Indexes `from` (inclusive) to `to` (exclusive). */
-export const indexRange = (from: number, to: number): number[] => Array.from({ length: Math.max(0, to - from) }, (_, offset) => from + offset);
+export function indexRange(from: number, to: number): number[] {
+  const indexes: number[] = [];
+  for (let index = from; index < to; index += 1) indexes.push(index);
+  return indexes;
+}
 
 /** Why the run ended. An abort wins: a run that saw `run.abort` ends `aborted`, whatever it was doing. */
 export function finalExitReason(context: AgentLoopContext): ExitReason {
