@@ -24,6 +24,7 @@ import type { AgentEvent, AgentMessage, AssistantMessage, ExitReason, ToolResult
 import type { AgentLoopEvent, ModelRequestEvent, NextTurnUpdate, TurnHookInput } from "./events.js";
 import { CALL_GROUP_SIZE, callGroupMachine } from "./call-group.machine.js";
 import { toolCallMachine } from "./tool-call.machine.js";
+import { change } from "./in-place.js";
 import {
   ABORTED_MESSAGE,
   LENGTH_TRUNCATION_MESSAGE,
@@ -31,7 +32,6 @@ import {
   callDeliveries,
   callGroupId,
   callInputs,
-  change,
   changeBatch,
   failedResponse,
   finalExitReason,
@@ -40,6 +40,7 @@ import {
   newBatch,
   toolCallsOf,
   turnHookInput,
+  withRunning,
   writable,
   type AgentLoopContext,
   type AgentLoopInput,
@@ -194,13 +195,7 @@ export const agentLoopMachine = setup({
       for (const delivery of callDeliveries(context, indexes, { type: startsAtOnce ? "call.start" : "call.prepare" })) {
         enqueue.sendTo(delivery.to, delivery.event);
       }
-      if (!startsAtOnce) {
-        changeBatch(context, enqueue.assign, { started: until });
-        return;
-      }
-      const running = writable(context, batch.running);
-      for (const index of indexes) running[index] = true;
-      changeBatch(context, enqueue.assign, { started: until, running, runningCount: batch.runningCount + indexes.length });
+      changeBatch(context, enqueue.assign, { started: until, ...(startsAtOnce ? withRunning(context, indexes) : {}) });
     }),
     markWaiting: enqueueActions(({ context, enqueue }, params: { index: number }) => {
       const waiting = writable(context, (context.batch as ToolBatch).waiting);
@@ -226,10 +221,10 @@ export const agentLoopMachine = setup({
         changeBatch(context, enqueue.assign, { waiting: [] });
         return;
       }
-      for (const delivery of callDeliveries(context, indexes, { type: "call.execute" })) enqueue.sendTo(delivery.to, delivery.event);
-      const running = writable(context, batch.running);
-      for (const index of indexes) running[index] = true;
-      changeBatch(context, enqueue.assign, { waiting: [], running, runningCount: batch.runningCount + indexes.length });
+      for (const delivery of callDeliveries(context, indexes, { type: "call.execute" })) {
+        enqueue.sendTo(delivery.to, delivery.event);
+      }
+      changeBatch(context, enqueue.assign, { waiting: [], ...withRunning(context, indexes) });
     }),
     markExecuted: enqueueActions(({ context, enqueue }, params: { index: number }) => {
       const batch = context.batch as ToolBatch;
@@ -344,7 +339,7 @@ export const agentLoopMachine = setup({
       prepareNextTurn: input.hooks?.prepareNextTurn ?? false,
     },
     mutableContext: input.mutableContext ?? false,
-    callsPerGroup: input.callsPerGroup ?? CALL_GROUP_SIZE,
+    callsPerGroup: Math.max(1, Math.floor(input.callsPerGroup ?? CALL_GROUP_SIZE)),
     turn: 1,
     toolResults: [],
     terminated: false,

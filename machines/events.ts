@@ -32,13 +32,13 @@ export interface ToolCallInput {
   /**
    * Whether the loop waits for `tool.prepared` before it goes on (sequential
    * batches, and runs with `beforeToolCall`). Otherwise the loop tells every
-   * call to prepare and then to execute in one step, and only `tool.settled` is
-   * reported.
+   * call `call.start` (prepare, then execute) in one step, and only
+   * `tool.settled` is reported.
    */
   reportsPreparation?: boolean;
   /** Change the call's context in place instead of assigning (the runtime; see the loop's `mutableContext`). */
   mutableContext?: boolean;
-  /** The loop the call reports to (set by the call group). */
+  /** The loop the call reports to (set by a call group; a call the loop spawned reports to its parent). */
   loop?: import("xstate").AnyActorRef;
 }
 
@@ -53,7 +53,6 @@ export type ToolCallToLoopEvent =
   | { type: "tool.executed"; toolCallId: string; index: number }
   | { type: "tool.settled"; toolCallId: string; toolName: string; index: number; result: AgentToolResult<unknown>; isError: boolean };
 
-/** Events the loop sends to a tool-call actor (through the call group). */
 /**
  * What the loop tells a call: prepare and wait (`call.prepare`), then execute
  * (`call.execute`) or give up (`call.cancel`); or prepare and execute without

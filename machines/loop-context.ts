@@ -148,16 +148,7 @@ const uniqueActorIds = (calls: ToolCall[]): string[] => {
 /** What an action hands its changes to: XState's `enqueue.assign`. */
 export type AssignChanges = (changes: Partial<AgentLoopContext>) => void;
 
-/**
- * Applies `changes` to the context: in place at run time (`mutableContext`), with
- * `assign` (a new context and snapshot) under exploration.
- */
-export function change(context: AgentLoopContext, assign: AssignChanges, changes: Partial<AgentLoopContext>): void {
-  if (context.mutableContext) Object.assign(context, changes);
-  else assign(changes);
-}
-
-/** Applies `changes` to the current batch, in place or as a new batch like {@link change}. */
+/** Applies `changes` to the current batch, in place or as a new batch, like `change` does to the context. */
 export function changeBatch(context: AgentLoopContext, assign: AssignChanges, changes: Partial<ToolBatch>): void {
   const batch = context.batch as ToolBatch;
   if (context.mutableContext) Object.assign(batch, changes);
@@ -200,6 +191,14 @@ export const newBatch = (
   settledCount: 0,
   appended: 0,
 });
+
+/** The batch's `running` flags and count once the calls at `indexes` were told to execute. */
+export function withRunning(context: AgentLoopContext, indexes: number[]): Pick<ToolBatch, "running" | "runningCount"> {
+  const batch = context.batch as ToolBatch;
+  const running = writable(context, batch.running);
+  for (const index of indexes) running[index] = true;
+  return { running, runningCount: batch.runningCount + indexes.length };
+}
 
 /** Indexes `from` (inclusive) to `to` (exclusive). */
 export function indexRange(from: number, to: number): number[] {

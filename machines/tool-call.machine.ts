@@ -24,6 +24,7 @@
  */
 import { assign, emit, enqueueActions, fromPromise, raise, sendTo, setup, type AnyActorRef } from "xstate";
 import type { AgentEvent, AgentToolResult, BeforeToolCallResult } from "../src/types.js";
+import { change } from "./in-place.js";
 import type {
   ExecuteToolEvent,
   LoopToToolCallEvent,
@@ -40,19 +41,6 @@ export interface ToolCallContext extends ToolCallInput {
   settled?: SettledToolCall;
   /** Told to `call.start`: goes on from preparation to execution without waiting for the loop. */
   proceeds?: boolean;
-}
-
-/**
- * Applies `changes` to a call's context: in place at run time (`mutableContext`),
- * with `assign` (a new context and snapshot) under exploration.
- */
-export function changeCall(
-  context: ToolCallContext,
-  assign: (changes: Partial<ToolCallContext>) => void,
-  changes: Partial<ToolCallContext>,
-): void {
-  if (context.mutableContext) Object.assign(context, changes);
-  else assign(changes);
 }
 
 /** Builds the error result every failure on a tool's path becomes. */
@@ -117,19 +105,19 @@ export const toolCallMachine = setup({
     /** Looks the tool up, applies `prepareArguments` and validates. Stand-in: accepts the raw arguments. */
     prepareArguments: assign({ args: ({ context }) => context.toolCall.arguments }),
     /** Remembers that the loop said `call.start`: execute once prepared. */
-    proceedWhenPrepared: enqueueActions(({ context, enqueue }) => changeCall(context, enqueue.assign, { proceeds: true })),
+    proceedWhenPrepared: enqueueActions(({ context, enqueue }) => change(context, enqueue.assign, { proceeds: true })),
     /** Records the call's outcome: the executed (or finalized) result. */
-    settle: enqueueActions(({ context, enqueue }, settled: SettledToolCall) => changeCall(context, enqueue.assign, { settled })),
+    settle: enqueueActions(({ context, enqueue }, settled: SettledToolCall) => change(context, enqueue.assign, { settled })),
     settleWithRefusal: enqueueActions(({ context, enqueue }) =>
-      changeCall(context, enqueue.assign, { settled: { result: errorResult(context.refusal ?? ""), isError: true } }),
+      change(context, enqueue.assign, { settled: { result: errorResult(context.refusal ?? ""), isError: true } }),
     ),
     settleBlocked: enqueueActions(({ context, enqueue }, verdict: BeforeToolCallResult | undefined) => {
       const result = errorResult(verdict?.reason || BLOCKED_MESSAGE);
       const settled = { result: verdict?.terminate === undefined ? result : { ...result, terminate: verdict.terminate }, isError: true };
-      changeCall(context, enqueue.assign, { settled });
+      change(context, enqueue.assign, { settled });
     }),
     settleWithError: enqueueActions(({ context, enqueue }, params: { error: unknown }) =>
-      changeCall(context, enqueue.assign, { settled: { result: errorResult(errorText(params.error)), isError: true } }),
+      change(context, enqueue.assign, { settled: { result: errorResult(errorText(params.error)), isError: true } }),
     ),
     /** `tool_execution_start`. The runtime delivers it to the run's sink at once (see `src/actors/`). */
     announceStart: emit(({ context }) => ({

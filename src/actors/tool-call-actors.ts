@@ -10,8 +10,8 @@ import type { ExecuteToolEvent, LoopToToolCallEvent, SettledToolCall } from "../
 
 type ToolCallMachineEvent = LoopToToolCallEvent | ExecuteToolEvent;
 import { ABORTED_MESSAGE } from "../../machines/agent-loop.machine.js";
+import { change } from "../../machines/in-place.js";
 import {
-  changeCall,
   errorResult,
   errorText,
   missingResult,
@@ -51,7 +51,7 @@ function prepare(env: RunEnvironment, context: ToolCallContext): Pick<ToolCallCo
 /** Creates the `prepareArguments` action of a run. */
 export function createPrepareArgumentsAction(env: RunEnvironment) {
   return enqueueActions<ToolCallContext, ToolCallMachineEvent, unknown, ToolCallMachineEvent, never, never, never, never, never>(
-    ({ context, enqueue }) => changeCall(context, enqueue.assign, prepare(env, context)),
+    ({ context, enqueue }) => change(context, enqueue.assign, prepare(env, context)),
   );
 }
 
