@@ -15,7 +15,7 @@
 import { Actor } from "xstate";
 import { loadLoopchartEngine } from "./engines.js";
 import { measureRun } from "./measure.js";
-import { readBenchOptions } from "./options.js";
+import { readBenchOptions, readNumber } from "./options.js";
 import { median } from "./report.js";
 import type { Workload } from "./workloads.js";
 
@@ -25,22 +25,18 @@ const RUNS = 3;
 
 type Process = (this: { logic: { config?: { id?: string } } }, event: { type: string }) => void;
 
-function positiveInteger(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, got "${raw}"`);
-  return value;
-}
+/** A whole number of at least `least` from `process.env[key]`. */
+const wholeNumber = (key: string, fallback: number, least: number): number =>
+  readNumber(process.env, key, fallback, (n) => Number.isInteger(n) && n >= least, `a whole number ≥ ${least}`);
 
 async function main(): Promise<void> {
   const engine = await loadLoopchartEngine(readBenchOptions().loopchartSource);
   if (typeof engine === "string") throw new Error(engine);
   const workload: Workload = {
     name: "attribution",
-    toolTurns: positiveInteger("BENCH_TURNS", 3_000),
-    callsPerTurn: Math.max(1, positiveInteger("BENCH_CALLS", 2)),
-    textDeltas: positiveInteger("BENCH_DELTAS", 0),
+    toolTurns: wholeNumber("BENCH_TURNS", 3_000, 1),
+    callsPerTurn: wholeNumber("BENCH_CALLS", 2, 1),
+    textDeltas: wholeNumber("BENCH_DELTAS", 0, 0),
     scales: "turns",
   };
   const perTurn = (ms: number) => (ms * US_PER_MS) / workload.toolTurns;

@@ -38,7 +38,8 @@ export class BenchOptionError extends Error {
   override readonly name = "BenchOptionError";
 }
 
-function readNumber(env: NodeJS.ProcessEnv, key: string, fallback: number, isValid: (n: number) => boolean, expected: string): number {
+/** Reads a number from `env[key]` (`fallback` when unset); throws {@link BenchOptionError} when it is not `expected`. */
+export function readNumber(env: NodeJS.ProcessEnv, key: string, fallback: number, isValid: (n: number) => boolean, expected: string): number {
   const raw = env[key];
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
