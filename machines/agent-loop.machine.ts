@@ -19,20 +19,19 @@
  * stand-ins without I/O (so `xstate/graph` can traverse the machine); `src/actors/`
  * provides the real ones with `machine.provide(...)`.
  */
-import { assign, emit, enqueueActions, fromCallback, fromPromise, sendTo, setup } from "xstate";
+import { assign, emit, enqueueActions, fromCallback, fromPromise, setup } from "xstate";
 import type { AgentEvent, AgentMessage, AssistantMessage, ExitReason, ToolResultMessage } from "../src/types.js";
-import type { AgentLoopEvent, ModelRequestEvent, NextTurnUpdate, TurnHookInput } from "./events.js";
+import type { AgentLoopEvent, NextTurnUpdate, RequestModelInput, TurnHookInput } from "./events.js";
 import { CALL_GROUP_SIZE, callGroupMachine } from "./call-group.machine.js";
 import { toolCallMachine } from "./tool-call.machine.js";
-import { change } from "./in-place.js";
 import {
   ABORTED_MESSAGE,
   LENGTH_TRUNCATION_MESSAGE,
   appended,
   callDeliveries,
+  changedBatch,
   callGroupId,
   callInputs,
-  changeBatch,
   failedResponse,
   finalExitReason,
   hookFailure,
@@ -41,7 +40,6 @@ import {
   toolCallsOf,
   turnHookInput,
   withRunning,
-  writable,
   type AgentLoopContext,
   type AgentLoopInput,
   type AgentLoopOutput,
@@ -68,11 +66,11 @@ export const agentLoopMachine = setup({
   },
   actors: {
     /**
-     * The run's model: for each `model.request` it streams one response (updates go
-     * to the event sink) and sends one `model.done`. One actor for the whole run,
-     * so a turn does not pay for creating one. Stand-in: never answers.
+     * The model request of one turn, invoked by `requesting`: streams one response
+     * (its updates are emitted by this actor) and sends back one `model.done`.
+     * Stopping it (an abort, the run ending) stops waiting on the stream. Stand-in: never answers.
      */
-    requestModel: fromCallback<ModelRequestEvent>(() => undefined),
+    requestModel: fromCallback<AgentLoopEvent, RequestModelInput, AgentEvent>(() => undefined),
     /** Polls `getSteeringMessages`. Stand-in: none. */
     pollSteering: fromPromise<AgentMessage[]>(async () => []),
     /** Polls `getFollowUpMessages`. Stand-in: none. */
@@ -117,29 +115,21 @@ export const agentLoopMachine = setup({
       }
     }),
     startTurn: enqueueActions(({ context, enqueue }) => {
-      change(context, enqueue.assign, { turn: context.turn + 1 });
+      enqueue.assign({ turn: context.turn + 1 });
       enqueue.emit({ type: "turn_start" });
     }),
-    requestResponse: sendTo("requestModel", ({ context }): ModelRequestEvent => ({
-      type: "model.request",
-      systemPrompt: context.systemPrompt,
-      messages: context.messages,
-      model: context.model,
-      thinkingLevel: context.thinkingLevel,
-      turn: context.turn,
-    })),
     injectPending: enqueueActions(({ context, enqueue }) => {
       if (context.pending.length === 0) return;
       for (const message of context.pending) {
         enqueue.emit({ type: "message_start", message });
         enqueue.emit({ type: "message_end", message });
       }
-      change(context, enqueue.assign, { ...appended(context, context.pending), pending: [] });
+      enqueue.assign({ ...appended(context, context.pending), pending: [] });
     }),
     acceptResponse: enqueueActions(({ context, enqueue }, params: { message: AssistantMessage; started: boolean }) => {
       if (!params.started) enqueue.emit({ type: "message_start", message: params.message });
       enqueue.emit({ type: "message_end", message: params.message });
-      change(context, enqueue.assign, {
+      enqueue.assign({
         ...appended(context, [params.message]),
         assistant: params.message,
         toolResults: [],
@@ -157,14 +147,14 @@ export const agentLoopMachine = setup({
       const sequential =
         context.toolExecution === "sequential" || calls.some((call) => context.sequentialTools.includes(call.name));
       const handshake = sequential || context.hooks.beforeToolCall;
-      change(context, enqueue.assign, { batch: newBatch(calls, { sequential, handshake, callsPerGroup: context.callsPerGroup }) });
+      enqueue.assign({ batch: newBatch(calls, { sequential, handshake, callsPerGroup: context.callsPerGroup }) });
     }),
     startRefusedBatch: enqueueActions(({ context, enqueue }) => {
       const options = { sequential: false, handshake: false, refusal: LENGTH_TRUNCATION_MESSAGE, callsPerGroup: context.callsPerGroup };
-      change(context, enqueue.assign, { batch: newBatch(toolCallsOf(context.assistant), options) });
+      enqueue.assign({ batch: newBatch(toolCallsOf(context.assistant), options) });
     }),
     /** Spawns one actor per call, in source order (or the call groups that do, for a large batch). */
-    spawnCalls: enqueueActions(({ context, enqueue, self }) => {
+    spawnCalls: enqueueActions(({ context, enqueue }) => {
       const batch = context.batch as ToolBatch;
       const inputs = callInputs(context);
       if (batch.groups === 0) {
@@ -174,7 +164,7 @@ export const agentLoopMachine = setup({
       const size = context.callsPerGroup;
       for (let group = 0; group < batch.groups; group += 1) {
         const from = group * size;
-        const input = { calls: inputs.slice(from, from + size), actorIds: batch.actorIds.slice(from, from + size), loop: self };
+        const input = { calls: inputs.slice(from, from + size), actorIds: batch.actorIds.slice(from, from + size) };
         enqueue.spawnChild("callGroup", { id: callGroupId(group), input });
       }
     }),
@@ -195,12 +185,10 @@ export const agentLoopMachine = setup({
       for (const delivery of callDeliveries(context, indexes, { type: startsAtOnce ? "call.start" : "call.prepare" })) {
         enqueue.sendTo(delivery.to, delivery.event);
       }
-      changeBatch(context, enqueue.assign, { started: until, ...(startsAtOnce ? withRunning(context, indexes) : {}) });
+      enqueue.assign(changedBatch(context, { started: until, ...(startsAtOnce ? withRunning(context, indexes) : {}) }));
     }),
     markWaiting: enqueueActions(({ context, enqueue }, params: { index: number }) => {
-      const waiting = writable(context, (context.batch as ToolBatch).waiting);
-      waiting.push(params.index);
-      changeBatch(context, enqueue.assign, { waiting });
+      enqueue.assign(changedBatch(context, { waiting: [...(context.batch as ToolBatch).waiting, params.index] }));
     }),
     /**
      * Lets the prepared calls execute: the waiting ones (handshake batches), or
@@ -218,25 +206,25 @@ export const agentLoopMachine = setup({
         for (const delivery of callDeliveries(context, indexes, { type: "call.cancel", reason: ABORTED_MESSAGE })) {
           enqueue.sendTo(delivery.to, delivery.event);
         }
-        changeBatch(context, enqueue.assign, { waiting: [] });
+        enqueue.assign(changedBatch(context, { waiting: [] }));
         return;
       }
       for (const delivery of callDeliveries(context, indexes, { type: "call.execute" })) {
         enqueue.sendTo(delivery.to, delivery.event);
       }
-      changeBatch(context, enqueue.assign, { waiting: [], ...withRunning(context, indexes) });
+      enqueue.assign(changedBatch(context, { waiting: [], ...withRunning(context, indexes) }));
     }),
     markExecuted: enqueueActions(({ context, enqueue }, params: { index: number }) => {
       const batch = context.batch as ToolBatch;
       if (!batch.running[params.index]) return;
-      const running = writable(context, batch.running);
+      const running = batch.running.slice();
       running[params.index] = false;
-      changeBatch(context, enqueue.assign, { running, runningCount: batch.runningCount - 1 });
+      enqueue.assign(changedBatch(context, { running, runningCount: batch.runningCount - 1 }));
     }),
     recordSettled: enqueueActions(({ context, enqueue }, params: Extract<AgentLoopEvent, { type: "tool.settled" }>) => {
       const batch = context.batch;
       if (!batch || batch.results[params.index] !== null) return;
-      const results = writable(context, batch.results);
+      const results = batch.results.slice();
       results[params.index] = {
         role: "toolResult",
         toolCallId: params.toolCallId,
@@ -246,18 +234,18 @@ export const agentLoopMachine = setup({
         isError: params.isError,
         timestamp: Date.now(),
       };
-      const terminates = writable(context, batch.terminates);
+      const terminates = batch.terminates.slice();
       terminates[params.index] = params.result.terminate === true;
       const wasRunning = batch.running[params.index] === true;
-      const running = wasRunning ? writable(context, batch.running) : batch.running;
+      const running = wasRunning ? batch.running.slice() : batch.running;
       running[params.index] = false;
-      changeBatch(context, enqueue.assign, {
+      enqueue.assign(changedBatch(context, {
         results,
         terminates,
         running,
         runningCount: batch.runningCount - (wasRunning ? 1 : 0),
         settledCount: batch.settledCount + 1,
-      });
+      }));
     }),
     appendSettledResults: enqueueActions(({ context, enqueue }) => {
       const batch = context.batch as ToolBatch;
@@ -271,15 +259,12 @@ export const agentLoopMachine = setup({
         next += 1;
       }
       if (ready.length === 0) return;
-      const toolResults = writable(context, context.toolResults);
-      toolResults.push(...ready);
-      changeBatch(context, enqueue.assign, { appended: next });
-      change(context, enqueue.assign, { ...appended(context, ready), toolResults });
+      enqueue.assign({ ...changedBatch(context, { appended: next }), ...appended(context, ready), toolResults: context.toolResults.concat(ready) });
     }),
     concludeBatch: enqueueActions(({ context, enqueue }) => {
       const batch = context.batch as ToolBatch;
       const terminated = batch.refusal === undefined && batch.calls.length > 0 && batch.terminates.every(Boolean);
-      change(context, enqueue.assign, { terminated });
+      enqueue.assign({ terminated });
     }),
     setPending: assign((_, params: { messages: AgentMessage[] }) => ({ pending: params.messages ?? [] })),
     applyNextTurnUpdate: assign(({ context }, update: NextTurnUpdate | undefined) => {
@@ -338,14 +323,12 @@ export const agentLoopMachine = setup({
       shouldStopAfterTurn: input.hooks?.shouldStopAfterTurn ?? false,
       prepareNextTurn: input.hooks?.prepareNextTurn ?? false,
     },
-    mutableContext: input.mutableContext ?? false,
     callsPerGroup: Math.max(1, Math.floor(input.callsPerGroup ?? CALL_GROUP_SIZE)),
     turn: 1,
     toolResults: [],
     terminated: false,
     aborted: false,
   }),
-  invoke: { id: "requestModel", src: "requestModel" },
   on: {
     "run.abort": { actions: "markAborted" },
   },
@@ -375,7 +358,18 @@ export const agentLoopMachine = setup({
       },
     },
     requesting: {
-      entry: ["injectPending", "requestResponse"],
+      entry: "injectPending",
+      invoke: {
+        id: "requestModel",
+        src: "requestModel",
+        input: ({ context }): RequestModelInput => ({
+          systemPrompt: context.systemPrompt,
+          messages: context.messages,
+          model: context.model,
+          thinkingLevel: context.thinkingLevel,
+          turn: context.turn,
+        }),
+      },
       on: {
         // Every branch accepts the response first; the guards read it from the event.
         "model.done": [

@@ -11,10 +11,10 @@
  *
  * The loop addresses a grouped call through its group (`group.send` with the
  * calls' source indexes); the group delivers each event to those calls in the
- * order given. Calls report to the loop directly (its ref is in their input).
+ * order given, and passes their reports (`tool.*`) on to the loop.
  */
-import { enqueueActions, setup, type AnyActorRef } from "xstate";
-import type { LoopToCallGroupEvent, ToolCallInput } from "./events.js";
+import { enqueueActions, sendParent, setup } from "xstate";
+import type { LoopToCallGroupEvent, ToolCallInput, ToolCallToLoopEvent } from "./events.js";
 import { toolCallMachine } from "./tool-call.machine.js";
 
 /** Default of the loop's `callsPerGroup`: the most calls the loop, or one group, parents. */
@@ -25,40 +25,45 @@ export interface CallGroupInput {
   calls: ToolCallInput[];
   /** Actor id of each call (the tool call id, made unique within the batch). */
   actorIds: string[];
-  /** The loop the calls report to. */
-  loop: AnyActorRef;
 }
 
-/** Context of a call group: its call actors by source index. */
+/** Context of a call group: the actor id of each of its calls, by source index. */
 export interface CallGroupContext {
-  calls: Record<number, AnyActorRef>;
+  calls: Record<number, string>;
 }
 
 export const callGroupMachine = setup({
   types: {
     input: {} as CallGroupInput,
     context: {} as CallGroupContext,
-    events: {} as LoopToCallGroupEvent,
+    events: {} as LoopToCallGroupEvent | ToolCallToLoopEvent,
   },
   actors: { toolCall: toolCallMachine },
   actions: {
     deliver: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== "group.send") return;
       for (const index of event.indexes) {
         const call = context.calls[index];
-        if (call) enqueue.sendTo(call, event.event);
+        if (call !== undefined) enqueue.sendTo(call, event.event);
       }
     }),
+    passOn: sendParent(({ event }) => event),
   },
 }).createMachine({
   id: "callGroup",
   context: ({ input, spawn }) => {
-    const calls: Record<number, AnyActorRef> = {};
+    const calls: Record<number, string> = {};
     input.calls.forEach((call, position) => {
-      calls[call.index] = spawn("toolCall", { id: input.actorIds[position] as string, input: { ...call, loop: input.loop } });
+      const id = input.actorIds[position] as string;
+      spawn("toolCall", { id, input: call });
+      calls[call.index] = id;
     });
     return { calls };
   },
   on: {
     "group.send": { actions: "deliver" },
+    "tool.prepared": { actions: "passOn" },
+    "tool.executed": { actions: "passOn" },
+    "tool.settled": { actions: "passOn" },
   },
 });

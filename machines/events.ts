@@ -36,10 +36,6 @@ export interface ToolCallInput {
    * `tool.settled` is reported.
    */
   reportsPreparation?: boolean;
-  /** Change the call's context in place instead of assigning (the runtime; see the loop's `mutableContext`). */
-  mutableContext?: boolean;
-  /** The loop the call reports to (set by a call group; a call the loop spawned reports to its parent). */
-  loop?: import("xstate").AnyActorRef;
 }
 
 /**
@@ -67,11 +63,8 @@ export type LoopToToolCallEvent =
 /** What the loop sends a call group: deliver `event` to its calls at `indexes` (source order), in that order. */
 export type LoopToCallGroupEvent = { type: "group.send"; indexes: number[]; event: LoopToToolCallEvent };
 
-/** What a call's tool run (started by `startExecution`) sends back to the tool-call actor. */
-export type ExecuteToolEvent = { type: "execute.done"; result: AgentToolResult<unknown>; isError: boolean };
-
 /**
- * What the `requestModel` actor sends back to the loop: the final message, and
+ * What the `requestModel` actor (invoked by `requesting`) sends back to the loop: the final message, and
  * whether it already emitted `message_start` for it. (Streaming updates go
  * straight to the run's event sink; they never change the chart's state.)
  */
@@ -85,9 +78,6 @@ export interface RequestModelInput {
   thinkingLevel: ThinkingLevel;
   turn: number;
 }
-
-/** What the loop sends the run's `requestModel` actor on entering `requesting`. */
-export type ModelRequestEvent = { type: "model.request" } & RequestModelInput;
 
 /** What `prepareNextTurn` may change for the next turn. */
 export interface NextTurnUpdate {

@@ -20,11 +20,9 @@ export {
 } from "./tool-call.machine.js";
 export type {
   AgentLoopEvent,
-  ExecuteToolEvent,
   LoopToToolCallEvent,
   ModelStreamEvent,
   NextTurnUpdate,
-  ModelRequestEvent,
   RequestModelInput,
   RunControlEvent,
   SettledToolCall,

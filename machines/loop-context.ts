@@ -13,7 +13,6 @@ import type {
   ToolExecutionMode,
   ToolResultMessage,
 } from "../src/types.js";
-import { createEmptyAssistantMessage } from "../src/messages.js";
 import type { LoopToCallGroupEvent, LoopToToolCallEvent, ToolCallInput, TurnHookInput } from "./events.js";
 import { errorText } from "./tool-call.machine.js";
 
@@ -50,17 +49,10 @@ export interface AgentLoopInput {
   maxTurns?: number;
   hooks?: Partial<AgentLoopHooks>;
   /**
-   * Change the context in place — the transcript, the batch and its arrays, the
-   * turn's fields — instead of copying (O(1) per message or call, and no new
-   * snapshot per change, which is what an XState `assign` costs). The runtime sets
-   * it: it owns the context and reads it only through the actor. Leave it off when
-   * exploring the machine with `xstate/graph`, where sibling paths share snapshots.
-   */
-  mutableContext?: boolean;
-  /**
-   * Most calls the loop spawns itself (default 32). A larger batch is spawned in
-   * call groups of this many calls, because tearing down one parent of n children
-   * costs XState n².
+   * Internal, not set by the runtime: most calls the loop spawns itself (default
+   * 32). A larger batch is spawned in call groups of this many calls, because
+   * tearing down one parent of n children costs XState n². The model checker
+   * lowers it to explore call groups at a small bound.
    */
   callsPerGroup?: number;
 }
@@ -99,7 +91,7 @@ export interface ToolBatch {
   appended: number;
 }
 
-/** Context of the loop machine. JSON-serializable. */
+/** Context of the loop machine. Plain, JSON-serializable data, never changed in place: every change is a new value. */
 export interface AgentLoopContext {
   systemPrompt: string;
   messages: AgentMessage[];
@@ -112,7 +104,6 @@ export interface AgentLoopContext {
   sequentialTools: string[];
   maxTurns?: number;
   hooks: AgentLoopHooks;
-  mutableContext: boolean;
   callsPerGroup: number;
   /** Turns started so far. */
   turn: number;
@@ -145,31 +136,14 @@ const uniqueActorIds = (calls: ToolCall[]): string[] => {
   });
 };
 
-/** What an action hands its changes to: XState's `enqueue.assign`. */
-export type AssignChanges = (changes: Partial<AgentLoopContext>) => void;
-
-/** Applies `changes` to the current batch, in place or as a new batch, like `change` does to the context. */
-export function changeBatch(context: AgentLoopContext, assign: AssignChanges, changes: Partial<ToolBatch>): void {
-  const batch = context.batch as ToolBatch;
-  if (context.mutableContext) Object.assign(batch, changes);
-  else assign({ batch: { ...batch, ...changes } });
+/** The batch with `changes` applied, as a new object (the context is never changed in place). */
+export function changedBatch(context: AgentLoopContext, changes: Partial<ToolBatch>): Pick<AgentLoopContext, "batch"> {
+  return { batch: { ...(context.batch as ToolBatch), ...changes } };
 }
 
-/** An array of the run's state to change: itself for the runtime, a copy for exploration. */
-export function writable<T>(context: AgentLoopContext, array: T[]): T[] {
-  return context.mutableContext ? array : array.slice();
-}
-
-/** The transcript after appending `added`: pushed in place for the runtime, copied for exploration. */
+/** The transcript after appending `added`, as new arrays. */
 export function appended(context: AgentLoopContext, added: AgentMessage[]): Pick<AgentLoopContext, "messages" | "newMessages"> {
-  if (context.mutableContext) {
-    for (const message of added) {
-      context.messages.push(message);
-      context.newMessages.push(message);
-    }
-    return { messages: context.messages, newMessages: context.newMessages };
-  }
-  return { messages: [...context.messages, ...added], newMessages: [...context.newMessages, ...added] };
+  return { messages: context.messages.concat(added), newMessages: context.newMessages.concat(added) };
 }
 
 export const newBatch = (
@@ -195,7 +169,7 @@ export const newBatch = (
 /** The batch's `running` flags and count once the calls at `indexes` were told to execute. */
 export function withRunning(context: AgentLoopContext, indexes: number[]): Pick<ToolBatch, "running" | "runningCount"> {
   const batch = context.batch as ToolBatch;
-  const running = writable(context, batch.running);
+  const running = batch.running.slice();
   for (const index of indexes) running[index] = true;
   return { running, runningCount: batch.runningCount + indexes.length };
 }
@@ -212,10 +186,7 @@ export function finalExitReason(context: AgentLoopContext): ExitReason {
   return context.aborted ? "aborted" : (context.exitReason ?? "completed");
 }
 
-/** The assistant message standing for a turn that failed before the model answered. */
-export function failedResponse(model: Model, errorMessage: string): AssistantMessage {
-  return { ...createEmptyAssistantMessage(model), stopReason: "error", errorMessage };
-}
+export { failedResponse } from "../src/messages.js";
 
 /** Actor id of the call group that owns the calls from `group × callsPerGroup` on. */
 export const callGroupId = (group: number): string => `calls-${group}`;
@@ -230,7 +201,6 @@ export function callInputs(context: AgentLoopContext): ToolCallInput[] {
       index,
       hooks,
       reportsPreparation: batch.handshake,
-      mutableContext: context.mutableContext,
       ...(batch.refusal !== undefined ? { refusal: batch.refusal } : {}),
     }),
   );

@@ -11,27 +11,22 @@
  * and execution parallel or sequential; told `call.start` instead, it prepares and
  * executes without waiting (parallel batches without a handshake). It announces its own
  * `tool_execution_start` (on starting to prepare) and `tool_execution_end` (on
- * settling), so those keep their order with preparation and completion. It
- * reports `tool.prepared` when the loop waits for it (`reportsPreparation`),
+ * settling) with the chart's `emit`, so those keep their order with preparation and
+ * completion. It reports `tool.prepared` when the loop waits for it (`reportsPreparation`),
  * `tool.executed` when a finalizing hook follows, and exactly one `tool.settled`
- * on reaching `done`.
+ * on reaching `done` — always to its parent (the loop, or the call group that
+ * passes it on).
  *
- * No I/O here. `prepareArguments` (lookup, shim, validation) and `startExecution`
- * (runs the tool; its outcome comes back as `execute.done`) are named actions, and
- * `beforeToolCall`, `afterToolCall` are named actors; `src/actors/` provides the
- * real ones. The hook states are entered only when the run has the
- * hook (`hooks` in the input), so a call without hooks costs one invoked actor.
+ * No I/O here. `prepareArguments` (lookup, shim, validation) is a named action;
+ * the tool's `execute` runs in the invoked `executeTool` actor of `executing` (its
+ * own signal aborts when the call is stopped); `beforeToolCall` and `afterToolCall`
+ * are invoked actors of their states. `src/actors/` provides the real ones. The
+ * context is plain data, changed only through `assign`.
  */
-import { assign, emit, enqueueActions, fromPromise, raise, sendTo, setup, type AnyActorRef } from "xstate";
+import { assign, emit, enqueueActions, fromPromise, sendParent, setup } from "xstate";
 import type { AgentEvent, AgentToolResult, BeforeToolCallResult } from "../src/types.js";
-import { change } from "./in-place.js";
-import type {
-  ExecuteToolEvent,
-  LoopToToolCallEvent,
-  SettledToolCall,
-  ToolCallInput,
-  ToolCallToLoopEvent,
-} from "./events.js";
+import type { LoopToToolCallEvent, SettledToolCall, ToolCallInput, ToolCallToLoopEvent } from "./events.js";
+import { describeThrown } from "./describe-thrown.js";
 
 /** Context of a tool-call actor. JSON-serializable. */
 export interface ToolCallContext extends ToolCallInput {
@@ -48,13 +43,10 @@ export function errorResult(text: string): AgentToolResult<unknown> {
   return { content: [{ type: "text", text }], details: {} };
 }
 
-/** Text of an error caught from a hook or tool. */
-export function errorText(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return typeof error === "string" ? error : (JSON.stringify(error) ?? String(error));
-}
+/** Text of an error caught from a hook or tool. Never throws, whatever was thrown (see {@link describeThrown}). */
+export const errorText = describeThrown;
 
-/** Input of the `beforeToolCall` actor (and what `startExecution` runs). */
+/** Input of the `beforeToolCall` and `executeTool` actors. */
 export interface ExecuteToolInput {
   toolCall: ToolCallInput["toolCall"];
   args: unknown;
@@ -68,22 +60,26 @@ export interface FinalizeToolCallInput extends ExecuteToolInput {
 /** Text of the result when `beforeToolCall` blocks without a reason. */
 export const BLOCKED_MESSAGE = "Tool execution was blocked";
 
-/** The loop a call reports to: the one in its input, else its parent. */
-const loopOf = ({ context, self }: { context: ToolCallContext; self: AnyActorRef }): AnyActorRef =>
-  context.loop ?? (self._parent as AnyActorRef);
-
 export const missingResult = (): SettledToolCall => ({ result: errorResult("Tool call ended without a result"), isError: true });
+
+const settledFromOutput = ({ event }: { event: { output: SettledToolCall } }): SettledToolCall => event.output;
 
 export const toolCallMachine = setup({
   types: {
     context: {} as ToolCallContext,
     input: {} as ToolCallInput,
-    events: {} as LoopToToolCallEvent | ExecuteToolEvent,
+    events: {} as LoopToToolCallEvent,
     emitted: {} as AgentEvent,
   },
   actors: {
     /** Asks `beforeToolCall`. Stand-in: allows. */
     beforeToolCall: fromPromise<BeforeToolCallResult | undefined, ExecuteToolInput>(async () => undefined),
+    /**
+     * Runs the tool with the call's own signal (aborted when this call stops, and
+     * by the run's abort). Never rejects: a throwing tool resolves to an error
+     * result. Stand-in: an empty success.
+     */
+    executeTool: fromPromise<SettledToolCall, ExecuteToolInput, AgentEvent>(async () => ({ result: { content: [], details: {} }, isError: false })),
     /** Applies `afterToolCall` overrides. Stand-in: keeps the executed result. */
     afterToolCall: fromPromise<SettledToolCall, FinalizeToolCallInput>(async ({ input }) => input.executed),
   },
@@ -96,37 +92,28 @@ export const toolCallMachine = setup({
     isBlocked: (_, verdict: BeforeToolCallResult | undefined) => verdict?.block === true,
   },
   actions: {
-    /**
-     * Starts the tool; its outcome comes back to this actor as one `execute.done`
-     * (partial results go to the run's sink). An action rather than an invoked
-     * actor, so a call costs one actor. Stand-in: an empty success at once.
-     */
-    startExecution: raise({ type: "execute.done", result: { content: [], details: {} }, isError: false } satisfies ExecuteToolEvent),
     /** Looks the tool up, applies `prepareArguments` and validates. Stand-in: accepts the raw arguments. */
     prepareArguments: assign({ args: ({ context }) => context.toolCall.arguments }),
     /** Remembers that the loop said `call.start`: execute once prepared. */
-    proceedWhenPrepared: enqueueActions(({ context, enqueue }) => change(context, enqueue.assign, { proceeds: true })),
+    proceedWhenPrepared: assign({ proceeds: true }),
     /** Records the call's outcome: the executed (or finalized) result. */
-    settle: enqueueActions(({ context, enqueue }, settled: SettledToolCall) => change(context, enqueue.assign, { settled })),
-    settleWithRefusal: enqueueActions(({ context, enqueue }) =>
-      change(context, enqueue.assign, { settled: { result: errorResult(context.refusal ?? ""), isError: true } }),
-    ),
-    settleBlocked: enqueueActions(({ context, enqueue }, verdict: BeforeToolCallResult | undefined) => {
-      const result = errorResult(verdict?.reason || BLOCKED_MESSAGE);
-      const settled = { result: verdict?.terminate === undefined ? result : { ...result, terminate: verdict.terminate }, isError: true };
-      change(context, enqueue.assign, { settled });
+    settle: assign((_, settled: SettledToolCall) => ({ settled })),
+    settleWithRefusal: assign(({ context }) => ({ settled: { result: errorResult(context.refusal ?? ""), isError: true } })),
+    settleBlocked: assign((_, verdict: BeforeToolCallResult | undefined) => {
+      const reason: unknown = verdict?.reason;
+      const text = reason === undefined || reason === "" ? BLOCKED_MESSAGE : describeThrown(reason);
+      const result = errorResult(text);
+      return { settled: { result: verdict?.terminate === undefined ? result : { ...result, terminate: verdict.terminate }, isError: true } };
     }),
-    settleWithError: enqueueActions(({ context, enqueue }, params: { error: unknown }) =>
-      change(context, enqueue.assign, { settled: { result: errorResult(errorText(params.error)), isError: true } }),
-    ),
-    /** `tool_execution_start`. The runtime delivers it to the run's sink at once (see `src/actors/`). */
+    settleWithError: assign((_, params: { error: unknown }) => ({ settled: { result: errorResult(errorText(params.error)), isError: true } })),
+    /** `tool_execution_start`, emitted by this call's actor. */
     announceStart: emit(({ context }) => ({
       type: "tool_execution_start" as const,
       toolCallId: context.toolCall.id,
       toolName: context.toolCall.name,
       args: context.toolCall.arguments,
     })),
-    /** `tool_execution_end` with the settled result. The runtime delivers it to the run's sink at once. */
+    /** `tool_execution_end` with the settled result, emitted by this call's actor. */
     announceEnd: emit(({ context }) => {
       const settled = context.settled ?? missingResult();
       return {
@@ -137,20 +124,16 @@ export const toolCallMachine = setup({
         isError: settled.isError,
       };
     }),
-    reportPrepared: enqueueActions(({ context, self, enqueue }) => {
+    reportPrepared: enqueueActions(({ context, enqueue }) => {
       if (!context.reportsPreparation) return;
-      enqueue.sendTo(loopOf({ context, self }), {
-        type: "tool.prepared",
-        toolCallId: context.toolCall.id,
-        index: context.index,
-      } satisfies ToolCallToLoopEvent);
+      enqueue.sendParent({ type: "tool.prepared", toolCallId: context.toolCall.id, index: context.index } satisfies ToolCallToLoopEvent);
     }),
-    reportExecuted: sendTo(loopOf, ({ context }): ToolCallToLoopEvent => ({
+    reportExecuted: sendParent(({ context }): ToolCallToLoopEvent => ({
       type: "tool.executed",
       toolCallId: context.toolCall.id,
       index: context.index,
     })),
-    reportSettled: sendTo(loopOf, ({ context }): ToolCallToLoopEvent => {
+    reportSettled: sendParent(({ context }): ToolCallToLoopEvent => {
       const settled = context.settled ?? missingResult();
       return {
         type: "tool.settled",
@@ -223,19 +206,22 @@ export const toolCallMachine = setup({
       },
     },
     executing: {
-      entry: "startExecution",
-      on: {
-        "execute.done": [
+      invoke: {
+        id: "executeTool",
+        src: "executeTool",
+        input: ({ context }) => ({ toolCall: context.toolCall, args: context.args }),
+        onDone: [
           {
             guard: "consultsAfterHook",
             target: "finalizing",
-            actions: [{ type: "settle", params: ({ event }) => ({ result: event.result, isError: event.isError }) }, "reportExecuted"],
+            actions: [{ type: "settle", params: settledFromOutput }, "reportExecuted"],
           },
-          {
-            target: "done",
-            actions: { type: "settle", params: ({ event }) => ({ result: event.result, isError: event.isError }) },
-          },
+          { target: "done", actions: { type: "settle", params: settledFromOutput } },
         ],
+        onError: {
+          target: "done",
+          actions: { type: "settleWithError", params: ({ event }) => ({ error: event.error }) },
+        },
       },
     },
     finalizing: {
@@ -247,7 +233,7 @@ export const toolCallMachine = setup({
           args: context.args,
           executed: context.settled ?? missingResult(),
         }),
-        onDone: { target: "done", actions: { type: "settle", params: ({ event }) => event.output } },
+        onDone: { target: "done", actions: { type: "settle", params: settledFromOutput } },
         onError: {
           target: "done",
           actions: { type: "settleWithError", params: ({ event }) => ({ error: event.error }) },

@@ -3,15 +3,14 @@
  * `runAgentLoopContinue` (same parameters and semantics as pi-agent-core 0.73),
  * and `createAgentLoopActor` for users who want the XState actor itself.
  */
-import { createActor, type Actor, type InspectionEvent, type Observer } from "xstate";
+import { createActor, type Actor, type AnyActorRef, type InspectionEvent, type Observer, type Snapshot } from "xstate";
 import { agentLoopMachine, type AgentLoopOutput } from "../machines/agent-loop.machine.js";
 import { createRequestModelActor } from "./actors/request-model.js";
 import {
   createAfterToolCallActor,
-  createAnnounceActions,
   createBeforeToolCallActor,
+  createExecuteToolActor,
   createPrepareArgumentsAction,
-  createStartExecutionAction,
 } from "./actors/tool-call-actors.js";
 import { createTurnHookActors, sequentialToolNames } from "./actors/turn-hook-actors.js";
 import { toolCallMachine } from "../machines/tool-call.machine.js";
@@ -19,7 +18,7 @@ import { callGroupMachine } from "../machines/call-group.machine.js";
 import { EventStream } from "./event-stream.js";
 import { streamByModelApi } from "./providers/stream-by-api.js";
 import { assertContinuable, assertLoopInput } from "./loop-input.js";
-import { createRunEnvironment, type RunEnvironment } from "./run-environment.js";
+import { createRunServices, LOOP_SYSTEM_ID, type RunServices } from "./run-environment.js";
 import type {
   AgentContext,
   AgentEvent,
@@ -45,41 +44,63 @@ export interface CreateAgentLoopActorOptions {
   /** An XState inspector, e.g. `createBrowserInspector().inspect` or `createSkyInspector().inspect` from `@statelyai/inspect`. */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /**
-   * Receives every event of the run, in order. (`actor.on(...)` sees the chart's
-   * own events; streaming updates — `message_update`, `tool_execution_update` and a
-   * streamed response's `message_start` — bypass the chart and arrive only here.)
+   * Receives every event of the run, in order: the loop's own and those its
+   * actors emit (a call's `tool_execution_*`, the model request's
+   * `message_start`/`message_update`). `actor.on(...)` on the loop sees only the
+   * loop's own events.
    */
   onEvent?: (event: AgentEvent) => void;
+  /**
+   * A persisted snapshot (`actor.getPersistedSnapshot()`, possibly through
+   * `JSON.stringify`/`JSON.parse`) to continue from instead of starting anew.
+   * Pass the same context (tools) and config the run had. The restored run
+   * re-invokes exactly the work that was in flight: a run restored in
+   * `requesting` requests again; calls restored in `executing` run their tools
+   * again; settled calls never run again. `prompts` are ignored.
+   */
+  snapshot?: Snapshot<unknown>;
 }
 
 /** The loop machine with a run's real actors provided. */
-export function provideRunActors(env: RunEnvironment) {
+export function provideRunActors(services: RunServices): typeof agentLoopMachine {
   const toolCall = toolCallMachine.provide({
-    actions: {
-      prepareArguments: createPrepareArgumentsAction(env),
-      startExecution: createStartExecutionAction(env),
-      ...createAnnounceActions(env),
-    },
+    actions: { prepareArguments: createPrepareArgumentsAction(services) },
     actors: {
-      beforeToolCall: createBeforeToolCallActor(env),
-      afterToolCall: createAfterToolCallActor(env),
+      beforeToolCall: createBeforeToolCallActor(services),
+      executeTool: createExecuteToolActor(services),
+      afterToolCall: createAfterToolCallActor(services),
     },
   });
   return agentLoopMachine.provide({
     actors: {
-      requestModel: createRequestModelActor(env),
-      ...createTurnHookActors(env),
+      requestModel: createRequestModelActor(services),
+      ...createTurnHookActors(services),
       toolCall,
       callGroup: callGroupMachine.provide({ actors: { toolCall } }),
     },
   });
 }
 
+/** An inspector that also hands every actor's emitted events to `onEvent`, then passes each inspection event on. */
+function listeningInspector(
+  onEvent: ((event: AgentEvent) => void) | undefined,
+  inspect: CreateAgentLoopActorOptions["inspect"],
+): ((event: InspectionEvent) => void) | undefined {
+  if (!onEvent && !inspect) return undefined;
+  const next = typeof inspect === "function" ? inspect : inspect ? (event: InspectionEvent) => inspect.next?.(event) : undefined;
+  return (event) => {
+    if (onEvent && event.type === "@xstate.actor") (event.actorRef as AnyActorRef).on("*", onEvent as (emitted: unknown) => void);
+    next?.(event);
+  };
+}
+
 /**
- * Creates (does not start) the loop actor for one run. Pass `onEvent` to receive
- * every event of the run in order (`actor.on("*", …)` sees only the chart's own
- * events, not streaming updates), then call `actor.start()`. The actor's output
- * is `{ exitReason, messages, errorMessage? }`; `signal` aborting sends it `run.abort`.
+ * Creates (does not start) the loop actor for one run, or for a run restored
+ * from `snapshot`. Pass `onEvent` to receive every event of the run in order,
+ * then call `actor.start()`. The actor's output is `{ exitReason, messages,
+ * errorMessage? }`; `signal` aborting sends it `run.abort`. Its snapshots are
+ * plain data that never change once taken; `getPersistedSnapshot()` round-trips
+ * through JSON.
  *
  * Throws `LoopInputError`/`InvalidToolDefinitionError` synchronously on bad input.
  * The caller's `context.messages` array is never mutated.
@@ -89,10 +110,11 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
   const prompts = options.prompts ?? [];
   assertLoopInput(context, config);
   const streamFn = requireStreamFn(options.streamFn);
-  const onEvent = options.onEvent;
-  const env = createRunEnvironment({ config, streamFn, signal, tools: context.tools, ...(onEvent ? { emit: onEvent } : {}) });
-  const machine = provideRunActors(env);
+  const services = createRunServices({ config, streamFn, signal, tools: context.tools });
+  const machine = provideRunActors(services);
+  const inspect = listeningInspector(options.onEvent, options.inspect);
   const actor = createActor(machine, {
+    systemId: LOOP_SYSTEM_ID,
     input: {
       systemPrompt: context.systemPrompt,
       messages: [...context.messages, ...prompts],
@@ -100,7 +122,7 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
       model: config.model,
       thinkingLevel: config.thinkingLevel ?? config.reasoning ?? "off",
       toolExecution: config.toolExecution ?? "parallel",
-      sequentialTools: sequentialToolNames(env),
+      sequentialTools: sequentialToolNames(services),
       ...(config.maxTurns !== undefined ? { maxTurns: config.maxTurns } : {}),
       hooks: {
         beforeToolCall: typeof config.beforeToolCall === "function",
@@ -110,12 +132,10 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
         shouldStopAfterTurn: typeof config.shouldStopAfterTurn === "function",
         prepareNextTurn: typeof config.prepareNextTurn === "function",
       },
-      mutableContext: true,
     },
-    ...(options.inspect ? { inspect: options.inspect } : {}),
+    ...(options.snapshot ? { snapshot: options.snapshot as never } : {}),
+    ...(inspect ? { inspect } : {}),
   });
-  env.readLoop = () => actor.getSnapshot().context;
-  if (onEvent) actor.on("*", onEvent);
   if (signal) {
     const onAbort = () => actor.send({ type: "run.abort" });
     if (signal.aborted) queueMicrotask(onAbort);

@@ -2,7 +2,7 @@
  * Plain message builders shared by the chart, the runtime and the providers:
  * zero usage and an empty assistant message. Pure data, no I/O.
  */
-import type { Api, AssistantMessage, Model, Usage } from "./llm-types.js";
+import type { Api, AssistantMessage, Model, StopReason, Usage } from "./llm-types.js";
 
 /** Usage with every count and cost at zero. Returns a fresh object each call. */
 export function createZeroUsage(): Usage {
@@ -33,3 +33,16 @@ export function createEmptyAssistantMessage(model: Pick<Model<Api>, "api" | "pro
   };
 }
 
+
+/**
+ * The final assistant message standing for a request that failed — before the
+ * model answered, or when the stream broke its contract — with `errorMessage`.
+ * The one builder of failed responses, for the chart and the runtime alike.
+ */
+export function failedResponse(
+  model: Pick<Model<Api>, "api" | "provider" | "id">,
+  errorMessage: string,
+  stopReason: Extract<StopReason, "error" | "aborted"> = "error",
+): AssistantMessage {
+  return { ...createEmptyAssistantMessage(model), stopReason, errorMessage };
+}

@@ -1,75 +1,75 @@
 /**
- * What the named actors of one run close over: the configuration, the tools,
- * the stream function, the abort signal, and a view of the loop's live context.
- * Nothing here is persisted; a restored run gets a fresh environment.
+ * The services of one run: what the chart's named actors need and a snapshot
+ * cannot hold — the configuration with its hook functions, the tools, the stream
+ * function and the abort signal. Provided once per run and only read; the chart's
+ * data (transcript, assistant message, batch) reaches the actors as input or from
+ * the loop's snapshot, never through these. Nothing here is persisted: a restored
+ * run is given fresh services.
  */
+import type { AnyActorRef } from "xstate";
 import type { AgentLoopContext } from "../machines/agent-loop.machine.js";
-import type { AgentContext, AgentEvent, AgentLoopConfig, AgentTool, AssistantMessage, StreamFn, Tool } from "./types.js";
+import type { AgentContext, AgentLoopConfig, AgentTool, AssistantMessage, StreamFn, Tool } from "./types.js";
 import { toJsonSchema } from "./validation.js";
 
+/** System id of a run's loop actor: the actors read the loop's current snapshot through it. */
+export const LOOP_SYSTEM_ID = "agentLoop";
+
 /** The per-run services the actors use. */
-export interface RunEnvironment {
+export interface RunServices {
   readonly config: AgentLoopConfig;
   readonly streamFn: StreamFn;
   readonly signal: AbortSignal | undefined;
-  /** Tools by name; replaced when `prepareNextTurn` swaps the context. */
-  toolsByName: Map<string, AgentTool>;
-  /** The tool list as given (for hook contexts). */
-  tools: AgentTool[] | undefined;
+  /** The tool named `name` of the current tool list. */
+  tool(name: string): AgentTool | undefined;
+  /** The current tool list as given (for hook contexts). */
+  tools(): AgentTool[] | undefined;
   /** The tool declarations sent to the model (JSON Schema parameters). */
-  declaredTools: Tool[] | undefined;
-  /** Reads the loop's current context; set once the actor exists. */
-  readLoop: () => AgentLoopContext;
-  /**
-   * The run's event sink. The chart's own events reach it through `actor.on("*")`;
-   * streaming updates (`message_start` of a streamed response, `message_update`,
-   * `tool_execution_update`) are delivered here directly, without a transition.
-   */
-  emit: (event: AgentEvent) => void;
+  declaredTools(): Tool[] | undefined;
+  /** Replaces the tool list, when `prepareNextTurn` swaps the context. */
+  useTools(tools: AgentTool[] | undefined): void;
 }
 
-/** Builds the environment for a tool list. */
-export function createRunEnvironment(options: {
+/** Builds the services of a run for a tool list. */
+export function createRunServices(options: {
   config: AgentLoopConfig;
   streamFn: StreamFn;
   signal: AbortSignal | undefined;
   tools: AgentTool[] | undefined;
-  emit?: (event: AgentEvent) => void;
-}): RunEnvironment {
-  const env: RunEnvironment = {
+}): RunServices {
+  let tools: AgentTool[] | undefined;
+  let byName = new Map<string, AgentTool>();
+  let declared: Tool[] | undefined;
+  const useTools = (next: AgentTool[] | undefined) => {
+    tools = next;
+    byName = new Map((next ?? []).map((tool) => [tool.name, tool]));
+    declared = next?.map((tool) => ({ name: tool.name, description: tool.description, parameters: toJsonSchema(tool.parameters) }));
+  };
+  useTools(options.tools);
+  return {
     config: options.config,
     streamFn: options.streamFn,
     signal: options.signal,
-    toolsByName: new Map(),
-    tools: undefined,
-    declaredTools: undefined,
-    readLoop: () => {
-      throw new Error("The loop's context is not readable before the actor is created");
-    },
-    emit: options.emit ?? (() => undefined),
+    tool: (name) => byName.get(name),
+    tools: () => tools,
+    declaredTools: () => declared,
+    useTools,
   };
-  setTools(env, options.tools);
-  return env;
 }
 
-/** Replaces the run's tools (start of run, or a context swapped by `prepareNextTurn`). */
-export function setTools(env: RunEnvironment, tools: AgentTool[] | undefined): void {
-  env.tools = tools;
-  env.toolsByName = new Map((tools ?? []).map((tool) => [tool.name, tool]));
-  env.declaredTools = tools?.map((tool) => ({
-    name: tool.name,
-    description: tool.description,
-    parameters: toJsonSchema(tool.parameters),
-  }));
+/** The loop's current context, read from its (immutable) snapshot through the actor system. */
+export function loopContext(system: AnyActorRef["system"]): AgentLoopContext {
+  const loop = system.get(LOOP_SYSTEM_ID) as { getSnapshot(): { context: AgentLoopContext } } | undefined;
+  if (!loop) throw new Error(`No loop actor with system id "${LOOP_SYSTEM_ID}" in this actor system`);
+  return loop.getSnapshot().context;
 }
 
-/** The pi-shaped context hooks receive. */
-export function hookContext(env: RunEnvironment): AgentContext {
-  const loop = env.readLoop();
-  return { systemPrompt: loop.systemPrompt, messages: loop.messages, ...(env.tools ? { tools: env.tools } : {}) };
+/** The pi-shaped context hooks receive: the loop's system prompt and transcript, and the run's tools. */
+export function hookContext(services: RunServices, loop: AgentLoopContext): AgentContext {
+  const tools = services.tools();
+  return { systemPrompt: loop.systemPrompt, messages: loop.messages, ...(tools ? { tools } : {}) };
 }
 
 /** The assistant message whose calls are being run. */
-export function currentAssistant(env: RunEnvironment): AssistantMessage {
-  return env.readLoop().assistant as AssistantMessage;
+export function currentAssistant(loop: AgentLoopContext): AssistantMessage {
+  return loop.assistant as AssistantMessage;
 }

@@ -1,37 +1,30 @@
 /**
- * The `requestModel` actor: the run's model, one streamed response per request.
+ * The `requestModel` actor: the model request of one turn, invoked by the loop's
+ * `requesting` state with the transcript as input.
  *
  * transformContext → convertToLlm → API key → stream function. Emits
  * `message_start` on the stream's `start` and `message_update` for every
- * intermediate event of any kind straight to the run's sink (no transition per
- * token), then sends the chart exactly one `model.done`. Never fails: a
- * throwing hook or a stream function that breaks its contract becomes a final
- * message with stopReason `error` (or `aborted` when the signal fired).
+ * intermediate event of any kind (the actor's own `emit`: no transition per
+ * token), then sends the loop exactly one `model.done`. Never fails: a throwing
+ * hook or a stream function that breaks its contract becomes a final message with
+ * stopReason `error` (or `aborted` when the signal fired). Stopping the actor
+ * (the loop left `requesting`) stops reading the stream. A restored snapshot in
+ * `requesting` invokes it again: the turn is requested anew.
  */
 import { fromCallback } from "xstate";
-import type { ModelRequestEvent, ModelStreamEvent, RequestModelInput } from "../../machines/events.js";
+import type { AgentLoopEvent, ModelStreamEvent, RequestModelInput } from "../../machines/events.js";
 import { errorText } from "../../machines/tool-call.machine.js";
-import type { AssistantMessage, Context, Message, Model, SimpleStreamOptions } from "../types.js";
-import type { RunEnvironment } from "../run-environment.js";
-import { createEmptyAssistantMessage } from "../messages.js";
-import { ABORTED_MESSAGE } from "../providers/assistant-stream.js";
+import type { AgentEvent, AssistantMessage, Context, Message, SimpleStreamOptions } from "../types.js";
+import type { RunServices } from "../run-environment.js";
+import { failedResponse } from "../messages.js";
+import { REQUEST_ABORTED_MESSAGE } from "../providers/assistant-stream.js";
 
 const LLM_ROLES = new Set(["user", "assistant", "toolResult"]);
 
-/** A final assistant message describing a failure before or during streaming. */
-export function failedResponse(model: Model, error: unknown, signal: AbortSignal | undefined): AssistantMessage {
-  const aborted = signal?.aborted === true;
-  return {
-    ...createEmptyAssistantMessage(model),
-    stopReason: aborted ? "aborted" : "error",
-    errorMessage: aborted ? ABORTED_MESSAGE : errorText(error),
-  };
-}
-
 /**
  * How far each array convertToLlm returned was already checked. A convertToLlm that
- * returns the live transcript (identity) hands back the same, only-growing array
- * every turn; checking just its new tail keeps a long run linear.
+ * returns the transcript it was given hands back a longer array every turn;
+ * checking just its new tail keeps a long run linear.
  */
 const checkedLength = new WeakMap<unknown[], number>();
 
@@ -50,15 +43,28 @@ function checkLlmMessages(messages: unknown): Message[] {
   return messages as Message[];
 }
 
-async function openStream(env: RunEnvironment, input: RequestModelInput) {
-  const { config, signal } = env;
+/** A message from the stream that can end a turn, or why it cannot. */
+function checkFinalMessage(value: unknown, eventType: string): AssistantMessage | string {
+  const message = value as Partial<AssistantMessage> | null | undefined;
+  const problem =
+    typeof message !== "object" || message === null
+      ? `no message (got ${errorText(value)})`
+      : !Array.isArray(message.content)
+        ? "its message's content is not an array"
+        : message.content.some((block) => typeof block !== "object" || block === null || typeof (block as { type?: unknown }).type !== "string")
+          ? "its message's content holds a block that is not an object with a string type"
+          : undefined;
+  if (problem !== undefined) return `the stream function emitted an invalid ${eventType} event: ${problem}`;
+  return message as AssistantMessage;
+}
+
+async function openStream(services: RunServices, input: RequestModelInput) {
+  const { config, signal } = services;
   const transformed = config.transformContext ? await config.transformContext(input.messages, signal) : input.messages;
+  if (!Array.isArray(transformed)) throw new TypeError(`transformContext must return an array of messages, got ${errorText(transformed)}`);
   const llmMessages = checkLlmMessages(await config.convertToLlm(transformed));
-  const context: Context = {
-    systemPrompt: input.systemPrompt,
-    messages: llmMessages,
-    ...(env.declaredTools ? { tools: env.declaredTools } : {}),
-  };
+  const tools = services.declaredTools();
+  const context: Context = { systemPrompt: input.systemPrompt, messages: llmMessages, ...(tools ? { tools } : {}) };
   const apiKey = (config.getApiKey ? await config.getApiKey(input.model.provider) : undefined) || config.apiKey;
   const options: SimpleStreamOptions = {
     ...config,
@@ -66,47 +72,47 @@ async function openStream(env: RunEnvironment, input: RequestModelInput) {
     signal,
     reasoning: input.thinkingLevel === "off" ? undefined : input.thinkingLevel,
   };
-  return env.streamFn(input.model, context, options);
+  return services.streamFn(input.model, context, options);
 }
 
-/** Streams one response for `input`; `sendBack` receives its one `model.done` unless `isCancelled()` says the run stopped. */
-function streamResponse(env: RunEnvironment, input: RequestModelInput, sendBack: (event: ModelStreamEvent) => void, isCancelled: () => boolean) {
-  let finished = false;
-  let started = false;
-  const finish = (message: AssistantMessage) => {
-    if (finished || isCancelled()) return;
-    finished = true;
-    sendBack({ type: "model.done", message, started });
-  };
-  const run = async () => {
-    const stream = await openStream(env, input);
-    for await (const event of stream) {
-      if (finished || isCancelled()) return;
-      if (event.type === "start") {
-        started = true;
-        env.emit({ type: "message_start", message: { ...event.partial } });
-      } else if (event.type === "done" || event.type === "error") {
-        finish(await stream.result());
-        return;
-      } else if (started) {
-        env.emit({ type: "message_update", message: { ...event.partial }, assistantMessageEvent: event });
+/** Creates the `requestModel` actor logic of a run. */
+export function createRequestModelActor(services: RunServices) {
+  return fromCallback<AgentLoopEvent, RequestModelInput, AgentEvent>(({ input, sendBack, emit }) => {
+    let finished = false;
+    let started = false;
+    const finish = (message: AssistantMessage) => {
+      if (finished) return;
+      finished = true;
+      sendBack({ type: "model.done", message, started } satisfies ModelStreamEvent);
+    };
+    const fail = (error: unknown) => {
+      const aborted = services.signal?.aborted === true;
+      finish(failedResponse(input.model, aborted ? REQUEST_ABORTED_MESSAGE : errorText(error), aborted ? "aborted" : "error"));
+    };
+    const end = async (stream: { result(): Promise<AssistantMessage> }, eventType: string) => {
+      const checked = checkFinalMessage(await stream.result(), eventType);
+      if (typeof checked === "string") fail(new Error(checked));
+      else finish(checked);
+    };
+    const run = async () => {
+      const stream = await openStream(services, input);
+      for await (const event of stream) {
+        if (finished) return;
+        if (event.type === "start") {
+          started = true;
+          emit({ type: "message_start", message: { ...event.partial } });
+        } else if (event.type === "done" || event.type === "error") {
+          await end(stream, event.type);
+          return;
+        } else if (started) {
+          emit({ type: "message_update", message: { ...event.partial }, assistantMessageEvent: event });
+        }
       }
-    }
-    finish(await stream.result());
-  };
-  run().catch((error: unknown) => finish(failedResponse(input.model, error, env.signal)));
-}
-
-/** Creates the run's `requestModel` actor logic: one streamed response per `model.request`. */
-export function createRequestModelActor(env: RunEnvironment) {
-  return fromCallback<ModelRequestEvent>(({ sendBack, receive }) => {
-    let stopped = false;
-    receive((request) => {
-      const { type: _type, ...input } = request;
-      streamResponse(env, input, sendBack, () => stopped);
-    });
+      await end(stream, "done");
+    };
+    run().catch(fail);
     return () => {
-      stopped = true;
+      finished = true;
     };
   });
 }

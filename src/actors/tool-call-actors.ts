@@ -1,26 +1,21 @@
 /**
  * The named implementations of a tool call: the `prepareArguments` action
- * (lookup, shim, validation — pure with respect to the run's tools), the
- * `startExecution` action, the announcements, and the `beforeToolCall` and
- * `afterToolCall` actors. Every failure
- * becomes an error result; none rejects for a tool's or hook's fault.
+ * (lookup, shim, validation — pure with respect to the run's tools), and the
+ * `beforeToolCall`, `executeTool` and `afterToolCall` actors its states invoke.
+ * Every failure becomes an error result; none rejects for a tool's or hook's fault.
  */
-import { enqueueActions, fromPromise, type AnyActorRef } from "xstate";
-import type { ExecuteToolEvent, LoopToToolCallEvent, SettledToolCall } from "../../machines/events.js";
-
-type ToolCallMachineEvent = LoopToToolCallEvent | ExecuteToolEvent;
+import { assign, fromPromise } from "xstate";
+import type { LoopToToolCallEvent, SettledToolCall } from "../../machines/events.js";
 import { ABORTED_MESSAGE } from "../../machines/agent-loop.machine.js";
-import { change } from "../../machines/in-place.js";
 import {
   errorResult,
   errorText,
-  missingResult,
   type ExecuteToolInput,
   type FinalizeToolCallInput,
   type ToolCallContext,
 } from "../../machines/tool-call.machine.js";
-import type { AgentToolResult, BeforeToolCallResult } from "../types.js";
-import { currentAssistant, hookContext, type RunEnvironment } from "../run-environment.js";
+import type { AgentEvent, AgentToolResult, BeforeToolCallResult } from "../types.js";
+import { currentAssistant, hookContext, loopContext, type RunServices } from "../run-environment.js";
 import { validateToolArguments } from "../validation.js";
 
 export { BLOCKED_MESSAGE } from "../../machines/tool-call.machine.js";
@@ -35,10 +30,10 @@ function normalizeResult(value: unknown): AgentToolResult<unknown> {
 }
 
 /** Lookup, `prepareArguments` and validation with coercion, or the immediate error result. */
-function prepare(env: RunEnvironment, context: ToolCallContext): Pick<ToolCallContext, "args" | "settled"> {
+function prepare(services: RunServices, context: ToolCallContext): Pick<ToolCallContext, "args" | "settled"> {
   const { toolCall } = context;
-  if (env.signal?.aborted) return { settled: failed(ABORTED_MESSAGE) };
-  const tool = env.toolsByName.get(toolCall.name);
+  if (services.signal?.aborted) return { settled: failed(ABORTED_MESSAGE) };
+  const tool = services.tool(toolCall.name);
   if (!tool) return { settled: failed(`Tool ${toolCall.name} not found`) };
   try {
     const raw = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
@@ -49,87 +44,70 @@ function prepare(env: RunEnvironment, context: ToolCallContext): Pick<ToolCallCo
 }
 
 /** Creates the `prepareArguments` action of a run. */
-export function createPrepareArgumentsAction(env: RunEnvironment) {
-  return enqueueActions<ToolCallContext, ToolCallMachineEvent, unknown, ToolCallMachineEvent, never, never, never, never, never>(
-    ({ context, enqueue }) => change(context, enqueue.assign, prepare(env, context)),
-  );
-}
-
-/**
- * Creates the `announceStart` and `announceEnd` actions of a run: they hand
- * `tool_execution_start`/`tool_execution_end` to the run's sink at once, so each
- * keeps its place between the call's preparation, its tool's updates and the
- * loop's own events.
- */
-export function createAnnounceActions(env: RunEnvironment) {
-  return {
-    announceStart: ({ context }: { context: ToolCallContext }) => {
-      const { toolCall } = context;
-      env.emit({ type: "tool_execution_start", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments });
-    },
-    announceEnd: ({ context }: { context: ToolCallContext }) => {
-      const { toolCall } = context;
-      const settled = context.settled ?? missingResult();
-      env.emit({ type: "tool_execution_end", toolCallId: toolCall.id, toolName: toolCall.name, result: settled.result, isError: settled.isError });
-    },
-  };
+export function createPrepareArgumentsAction(services: RunServices) {
+  return assign<ToolCallContext, LoopToToolCallEvent, unknown, LoopToToolCallEvent, never>(({ context }) => prepare(services, context));
 }
 
 /** Creates the `beforeToolCall` actor: `{ block: true }` becomes an error result; an abort meanwhile blocks too. */
-export function createBeforeToolCallActor(env: RunEnvironment) {
-  return fromPromise<BeforeToolCallResult | undefined, ExecuteToolInput>(async ({ input }) => {
-    const hook = env.config.beforeToolCall;
+export function createBeforeToolCallActor(services: RunServices) {
+  return fromPromise<BeforeToolCallResult | undefined, ExecuteToolInput>(async ({ input, system }) => {
+    const hook = services.config.beforeToolCall;
+    const loop = loopContext(system);
     const verdict = hook
-      ? await hook({ assistantMessage: currentAssistant(env), toolCall: input.toolCall, args: input.args, context: hookContext(env) }, env.signal)
+      ? await hook({ assistantMessage: currentAssistant(loop), toolCall: input.toolCall, args: input.args, context: hookContext(services, loop) }, services.signal)
       : undefined;
-    if (!verdict?.block && env.signal?.aborted) return { block: true, reason: ABORTED_MESSAGE };
+    if (!verdict?.block && services.signal?.aborted) return { block: true, reason: ABORTED_MESSAGE };
     return verdict;
   });
 }
 
+/** The signal a tool runs with: the call's own (aborted when the call's actor stops), reached by the run's. */
+function callSignal(own: AbortSignal, run: AbortSignal | undefined): AbortSignal {
+  return run ? AbortSignal.any([own, run]) : own;
+}
+
 /**
- * Creates the `startExecution` action of a run: runs the tool with the run's
- * signal and sends the outcome back to the call as one `execute.done`. Partial
- * results go to the run's sink until the call settles or its actor stops.
+ * Creates the `executeTool` actor of a run: runs the tool with the call's own
+ * signal (aborted when the call's actor is stopped, and by the run's abort) and
+ * resolves with the settled result. Partial results are emitted as
+ * `tool_execution_update` by this actor until it settles or stops. The tool
+ * starts on a later microtask, so every call of a parallel batch is prepared
+ * before any tool runs.
  */
-export function createStartExecutionAction(env: RunEnvironment) {
-  return ({ context, self }: { context: ToolCallContext; self: AnyActorRef }) => {
-    const { toolCall } = context;
-    let settled = false;
-    const live = () => !settled && self.getSnapshot().status === "active";
-    const finish = (event: ExecuteToolEvent) => {
-      if (!live()) return;
-      settled = true;
-      self.send(event);
-    };
-    const tool = env.toolsByName.get(toolCall.name);
+export function createExecuteToolActor(services: RunServices) {
+  return fromPromise<SettledToolCall, ExecuteToolInput, AgentEvent>(async ({ input, signal, emit }) => {
+    const { toolCall } = input;
+    let live = true;
+    await Promise.resolve();
+    if (signal.aborted) return failed(ABORTED_MESSAGE);
+    const tool = services.tool(toolCall.name);
     const onUpdate = (partialResult: AgentToolResult<unknown>) => {
-      if (!live()) return;
-      env.emit({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments, partialResult });
+      if (!live || signal.aborted) return;
+      emit({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments, partialResult });
     };
-    // Never synchronously: the call finishes its step before the tool starts.
-    Promise.resolve()
-      .then(() => {
-        if (!tool) throw new Error(`Tool ${toolCall.name} not found`);
-        return tool.execute(toolCall.id, context.args as never, env.signal, onUpdate);
-      })
-      .then(
-        (result) => finish({ type: "execute.done", result: normalizeResult(result), isError: false }),
-        (error: unknown) => finish({ type: "execute.done", result: errorResult(errorText(error)), isError: true }),
-      );
-  };
+    try {
+      if (!tool) throw new Error(`Tool ${toolCall.name} not found`);
+      const result = await tool.execute(toolCall.id, input.args as never, callSignal(signal, services.signal), onUpdate);
+      return { result: normalizeResult(result), isError: false };
+    } catch (error) {
+      return failed(errorText(error));
+    } finally {
+      live = false;
+    }
+  });
 }
 
 /** Creates `afterToolCall`: overrides field by field (no deep merge); a throw becomes an error result. */
-export function createAfterToolCallActor(env: RunEnvironment) {
-  return fromPromise<SettledToolCall, FinalizeToolCallInput>(async ({ input }) => {
-    const hook = env.config.afterToolCall;
+export function createAfterToolCallActor(services: RunServices) {
+  return fromPromise<SettledToolCall, FinalizeToolCallInput>(async ({ input, system }) => {
+    const hook = services.config.afterToolCall;
     if (!hook) return input.executed;
     const { result, isError } = input.executed;
+    const loop = loopContext(system);
     try {
       const override = await hook(
-        { assistantMessage: currentAssistant(env), toolCall: input.toolCall, args: input.args, result, isError, context: hookContext(env) },
-        env.signal,
+        { assistantMessage: currentAssistant(loop), toolCall: input.toolCall, args: input.args, result, isError, context: hookContext(services, loop) },
+        services.signal,
       );
       if (!override) return input.executed;
       const merged: AgentToolResult<unknown> = {

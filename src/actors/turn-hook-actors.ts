@@ -6,13 +6,13 @@
 import { fromPromise } from "xstate";
 import type { NextTurnUpdate, TurnHookInput } from "../../machines/events.js";
 import type { AgentMessage, ShouldStopAfterTurnContext } from "../types.js";
-import { setTools, type RunEnvironment } from "../run-environment.js";
+import { type RunServices } from "../run-environment.js";
 
-function turnContext(env: RunEnvironment, input: TurnHookInput): ShouldStopAfterTurnContext {
+function turnContext(services: RunServices, input: TurnHookInput): ShouldStopAfterTurnContext {
   return {
     message: input.message,
     toolResults: input.toolResults,
-    context: { systemPrompt: input.systemPrompt, messages: input.messages, ...(env.tools ? { tools: env.tools } : {}) },
+    context: { systemPrompt: input.systemPrompt, messages: input.messages, ...(services.tools() ? { tools: services.tools() } : {}) },
     newMessages: input.newMessages,
   };
 }
@@ -23,27 +23,27 @@ async function poll(source: (() => Promise<AgentMessage[]>) | undefined): Promis
 }
 
 /** Creates the four between-turn actors of a run. */
-export function createTurnHookActors(env: RunEnvironment) {
-  const { config } = env;
+export function createTurnHookActors(services: RunServices) {
+  const { config } = services;
   return {
     pollSteering: fromPromise<AgentMessage[]>(() => poll(config.getSteeringMessages)),
     pollFollowUp: fromPromise<AgentMessage[]>(() => poll(config.getFollowUpMessages)),
     checkStopAfterTurn: fromPromise<boolean, TurnHookInput>(async ({ input }) =>
-      config.shouldStopAfterTurn ? Boolean(await config.shouldStopAfterTurn(turnContext(env, input))) : false,
+      config.shouldStopAfterTurn ? Boolean(await config.shouldStopAfterTurn(turnContext(services, input))) : false,
     ),
     prepareNextTurn: fromPromise<NextTurnUpdate | undefined, TurnHookInput>(async ({ input }) => {
       if (!config.prepareNextTurn) return undefined;
       const update = await config.prepareNextTurn(
-        { ...turnContext(env, input), model: input.model, thinkingLevel: input.thinkingLevel },
-        env.signal,
+        { ...turnContext(services, input), model: input.model, thinkingLevel: input.thinkingLevel },
+        services.signal,
       );
       if (!update) return undefined;
       const next: NextTurnUpdate = {};
       if (update.context) {
-        setTools(env, update.context.tools);
+        services.useTools(update.context.tools);
         next.systemPrompt = update.context.systemPrompt;
         next.messages = [...update.context.messages];
-        next.sequentialTools = sequentialToolNames(env);
+        next.sequentialTools = sequentialToolNames(services);
       }
       if (update.model) next.model = update.model;
       if (update.thinkingLevel) next.thinkingLevel = update.thinkingLevel;
@@ -53,6 +53,6 @@ export function createTurnHookActors(env: RunEnvironment) {
 }
 
 /** Names of the run's tools that force sequential execution. */
-export function sequentialToolNames(env: RunEnvironment): string[] {
-  return (env.tools ?? []).filter((tool) => tool.executionMode === "sequential").map((tool) => tool.name);
+export function sequentialToolNames(services: RunServices): string[] {
+  return (services.tools() ?? []).filter((tool) => tool.executionMode === "sequential").map((tool) => tool.name);
 }

@@ -52,7 +52,7 @@ export interface CheckAgentLoopOptions {
  * and `afterToolCall` with steering, in parallel (where the loop prepares and
  * releases a batch at once) with `maxTurns`, the latter with call groups one
  * call smaller than the largest batch; `shouldStopAfterTurn` alone with
- * sequential tools and no cap. (A hook alone takes the paths that skip the others.)
+ * sequential tools, the same call groups (which then pass on `tool.prepared`) and no cap. (A hook alone takes the paths that skip the others.)
  */
 export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAULT_MODEL_CHECK_MAX_CALLS): ModelCheckConfiguration[] {
   // Groups one call smaller than the largest batch: the largest is spawned in call groups, smaller ones by the loop.
@@ -72,8 +72,8 @@ export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAUL
       input: { hooks: { afterToolCall: true, steering: true } as never, maxTurns: turns, callsPerGroup },
     },
     {
-      name: "shouldStopAfterTurn only, sequential, no maxTurns",
-      input: { hooks: { shouldStopAfterTurn: true } as never, toolExecution: "sequential" },
+      name: `shouldStopAfterTurn only, sequential, call groups of ${callsPerGroup}, no maxTurns`,
+      input: { hooks: { shouldStopAfterTurn: true } as never, toolExecution: "sequential", callsPerGroup },
     },
   ];
 }
@@ -87,15 +87,14 @@ function withStandIns(machine: AnyStateMachine): AnyStateMachine {
 
 /**
  * A tool-call machine whose preparation outcome the world decides (see
- * {@link worldPrepareArguments}) and whose tool the world runs (`startExecution`
- * does nothing; the world answers with `execute.done`).
+ * {@link worldPrepareArguments}); its tool runs in the inert `executeTool`
+ * stand-in, whose outcome the world answers.
  */
 function withWorldPreparation(machine: AnyStateMachine): AnyStateMachine {
   const actions = (machine.implementations as { actions?: Record<string, unknown> }).actions ?? {};
   return machine.provide({
     actions: {
       ...("prepareArguments" in actions ? { prepareArguments: worldPrepareArguments } : {}),
-      ...("startExecution" in actions ? { startExecution: () => undefined } : {}),
     },
   } as never);
 }
@@ -123,7 +122,7 @@ export function checkAgentLoop(machine: AnyStateMachine, options: CheckAgentLoop
   const violations: ModelCheckViolation[] = [];
   const reports: ConfigurationReport[] = [];
   for (const configuration of configurations) {
-    const input = { ...baseLoopInput(), ...configuration.input, mutableContext: false };
+    const input = { ...baseLoopInput(), ...configuration.input };
     const world = createLoopWorld(
       {
         loop: explored,

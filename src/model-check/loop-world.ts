@@ -239,8 +239,10 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         violations.push({ invariant: "I3", message: `${what} threw: ${step.error instanceof Error ? step.error.message : String(step.error)}` });
       }
     };
-    /** What a call's step did beyond its own state: its announcements, and the events it sends to the loop. */
-    const fromCall = (actions: RecordedAction[]) => {
+    /** The group that owns the call `id`, if its batch is grouped. */
+    const groupOf = (id: string) => groups.find((group) => group.callIds.includes(id));
+    /** What a call's step did beyond its own state: its announcements, and the events it sends its parent (the loop, or its group). */
+    const fromCall = (id: string, actions: RecordedAction[]) => {
       for (const action of actions) {
         const emitted = emittedEvent(action);
         if (emitted) {
@@ -248,19 +250,23 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           continue;
         }
         const sent = sentEvent(action);
-        if (sent && sent.to === parentId) queue.push({ to: "loop", event: sent.event as SentEvent });
+        if (sent && sent.to === parentId) {
+          const group = groupOf(id);
+          queue.push({ to: group ? { group: group.id } : "loop", event: sent.event as SentEvent });
+        }
       }
     };
     const startCall = (id: string, callInput: CallInput) => {
       const callStarted = recorders.call.initial(machines.call, { ...callInput, loop: recorders.call.parent });
       onTransitions(callStarted.transitions, "call");
       calls.push({ id, name: callInput.toolCall.name, index: callInput.index, snapshot: callStarted.snapshot });
-      fromCall(callStarted.actions);
+      fromCall(id, callStarted.actions);
     };
     const startGroup = (id: string, groupInput: GroupInput) => {
       const started = recorders.call.initial(machines.group, groupInput);
       onTransitions(started.transitions, "group");
       groups = [...groups, { id, callIds: groupInput.actorIds, snapshot: started.snapshot }];
+      // A group spawns its calls in its context factory (no spawn action): start them from its input.
       groupInput.calls.forEach((callInput, position) => startCall(groupInput.actorIds[position] as string, callInput));
     };
     /** Queues an event for a call, watching what the loop tells calls to do. */
@@ -315,7 +321,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       onTransitions(step.transitions, "call");
       threw("a tool-call actor", step);
       calls[position] = { ...call, snapshot: step.snapshot };
-      fromCall(step.actions);
+      fromCall(call.id, step.actions);
     };
     const deliverToGroup = (id: string, sent: SentEvent) => {
       const position = groups.findIndex((group) => group.id === id);
@@ -325,10 +331,12 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       onTransitions(step.transitions, "group");
       threw("a call group", step);
       groups = groups.map((candidate) => (candidate === group ? { ...group, snapshot: step.snapshot } : candidate));
-      // The group delivers the loop's events to its calls, in order.
+      // The group delivers the loop's events to its calls, in order, and passes their reports on to the loop.
       for (const action of step.actions) {
         const delivered = sentEvent(action);
-        if (delivered) sendToCall(delivered.to, delivered.event as SentEvent);
+        if (!delivered) continue;
+        if (delivered.to === parentId) queue.push({ to: "loop", event: delivered.event as SentEvent });
+        else sendToCall(delivered.to, delivered.event as SentEvent);
       }
     };
 
@@ -424,20 +432,19 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
     if (call.snapshot.status !== "active") return [];
     const label = (text: string) => `call ${call.index + 1}: ${text}`;
     const events: WorldEvent[] = [];
-    if (call.snapshot.value === "executing") {
-      // The tool runs (started by the call's startExecution action); its outcome is an execute.done.
-      const send = (text: string, sent: SentEvent): WorldEvent => ({ type: label(text), call: call.index, send: sent });
-      events.push(
-        send("succeeds", { type: "execute.done", result: result(SETTLE_TEXT.ok, false), isError: false }),
-        send("throws", { type: "execute.done", result: result(SETTLE_TEXT.throws, false), isError: true }),
-        send("succeeds, terminate", { type: "execute.done", result: result(SETTLE_TEXT.ok, true), isError: false }),
-      );
-    }
     for (const [id, child] of Object.entries(call.snapshot.children as Record<string, { src?: unknown }>)) {
       const src = typeof child?.src === "string" ? child.src : "";
       const done = (text: string, output: unknown): WorldEvent => ({ type: label(text), call: call.index, send: { type: `xstate.done.actor.${id}`, output } });
       const fail = (text: string): WorldEvent => ({ type: label(text), call: call.index, send: { type: `xstate.error.actor.${id}`, error: new Error(text) } });
-      if (src === "beforeToolCall") {
+      if (src === "executeTool") {
+        // The tool runs in the call's executeTool actor; it never rejects (a throwing tool resolves to an error result).
+        events.push(
+          done("succeeds", { result: result(SETTLE_TEXT.ok, false), isError: false }),
+          done("throws", { result: result(SETTLE_TEXT.throws, false), isError: true }),
+          done("succeeds, terminate", { result: result(SETTLE_TEXT.ok, true), isError: false }),
+          fail("the execute actor fails"),
+        );
+      } else if (src === "beforeToolCall") {
         events.push(
           done("beforeToolCall allows", undefined),
           done("blocked", { block: true }),

@@ -5,7 +5,7 @@ import { jsonSchema, streamText, type JSONSchema7, type LanguageModel, type Tool
 import type { Api, AssistantMessage, Context, Model, SimpleStreamOptions, StreamFn } from "../llm-types.js";
 import { toJsonSchema } from "../validation.js";
 import {
-  ABORTED_MESSAGE,
+  REQUEST_ABORTED_MESSAGE,
   applyModelCost,
   createAssistantMessageEventStream,
   createEmptyAssistantMessage,
@@ -62,7 +62,7 @@ export function fromAiSdk(languageModel: LanguageModel, adapterOptions: FromAiSd
     const stream = createAssistantMessageEventStream();
     const message = createEmptyAssistantMessage(model);
     void runStream({ languageModel, adapterOptions, model, context, options, stream, message }).catch((error: unknown) => {
-      if (options?.signal?.aborted) failAssistantStream(stream, message, "aborted", ABORTED_MESSAGE);
+      if (options?.signal?.aborted) failAssistantStream(stream, message, "aborted", REQUEST_ABORTED_MESSAGE);
       else failAssistantStream(stream, message, "error", describeProviderError(error));
     });
     return stream;
@@ -83,7 +83,7 @@ async function runStream(run: StreamRun): Promise<void> {
   const { stream, message, options } = run;
   const signal = options?.signal;
   if (signal?.aborted) {
-    failAssistantStream(stream, message, "aborted", ABORTED_MESSAGE);
+    failAssistantStream(stream, message, "aborted", REQUEST_ABORTED_MESSAGE);
     return;
   }
   const result = streamText({
@@ -128,7 +128,7 @@ function finish(run: StreamRun, outcome: StreamOutcome): void {
       failAssistantStream(stream, message, "error", outcome.errorMessage);
       return;
     case "aborted":
-      failAssistantStream(stream, message, "aborted", ABORTED_MESSAGE);
+      failAssistantStream(stream, message, "aborted", REQUEST_ABORTED_MESSAGE);
       return;
     default: {
       const unreachable: never = outcome;

@@ -58,4 +58,4 @@ export function failAssistantStream(
 }
 
 /** The `errorMessage` of a message that ended because its signal was aborted. */
-export const ABORTED_MESSAGE = "Request was aborted";
+export const REQUEST_ABORTED_MESSAGE = "Request was aborted";

@@ -2,7 +2,7 @@
  * Model providers: every one is a {@link import("../llm-types.js").StreamFn}.
  */
 export {
-  ABORTED_MESSAGE,
+  REQUEST_ABORTED_MESSAGE,
   applyModelCost,
   createAssistantMessageEventStream,
   createEmptyAssistantMessage,

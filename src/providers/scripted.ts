@@ -14,7 +14,7 @@ import type {
   ToolCall,
 } from "../llm-types.js";
 import {
-  ABORTED_MESSAGE,
+  REQUEST_ABORTED_MESSAGE,
   applyModelCost,
   createAssistantMessageEventStream,
   createEmptyAssistantMessage,
@@ -87,7 +87,7 @@ export function createScriptedModel(script: Script, options: ScriptedModelOption
     const stream = createAssistantMessageEventStream();
     const message = createEmptyAssistantMessage(requestModel);
     if (streamOptions?.signal?.aborted) {
-      failAssistantStream(stream, message, "aborted", ABORTED_MESSAGE);
+      failAssistantStream(stream, message, "aborted", REQUEST_ABORTED_MESSAGE);
       return stream;
     }
     const picked = player.next(context);
@@ -132,14 +132,14 @@ async function playResponse(playback: Playback): Promise<void> {
   } catch (error) {
     if (!(error instanceof PlaybackAborted)) throw error;
     finishUsage(playback);
-    failAssistantStream(stream, message, "aborted", ABORTED_MESSAGE);
+    failAssistantStream(stream, message, "aborted", REQUEST_ABORTED_MESSAGE);
     return;
   }
   finishUsage(playback);
   const hasToolCalls = response.content.some((block) => block.type === "toolCall");
   const stopReason = response.stopReason ?? (hasToolCalls ? "toolUse" : "stop");
   if (stopReason === "error" || stopReason === "aborted") {
-    const fallback = stopReason === "error" ? "Scripted error response" : ABORTED_MESSAGE;
+    const fallback = stopReason === "error" ? "Scripted error response" : REQUEST_ABORTED_MESSAGE;
     failAssistantStream(stream, message, stopReason, response.errorMessage ?? fallback);
     return;
   }

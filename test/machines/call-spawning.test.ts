@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createActor, type AnyActorRef } from "xstate";
+import { createActor, waitFor, type AnyActorRef } from "xstate";
 import { agentLoopMachine } from "../../machines/index.js";
 import { assistant, testModel } from "../helpers/mock-stream.js";
 
@@ -7,10 +7,10 @@ const calls = (count: number) => Array.from({ length: count }, (_, index) => ({ 
 
 /**
  * Ids of the actors the loop spawns for a response with `count` tool calls. (The
- * stand-in calls settle at once, so the batch is over and its actors stopped by
- * the time `send` returns: the inspector sees them created.)
+ * stand-in tools succeed on the next microtask, so the batch is over and its
+ * actors stopped once the loop requests the next turn: the inspector saw them created.)
  */
-function childrenAfterResponse(count: number, callsPerGroup?: number): string[] {
+async function childrenAfterResponse(count: number, callsPerGroup?: number): Promise<string[]> {
   const spawned: AnyActorRef[] = [];
   const actor = createActor(agentLoopMachine, {
     inspect: (event) => {
@@ -26,6 +26,7 @@ function childrenAfterResponse(count: number, callsPerGroup?: number): string[] 
   });
   actor.start();
   actor.send({ type: "model.done", message: assistant({ calls: calls(count) }), started: false });
+  await waitFor(actor, (snapshot) => snapshot.context.turn === 2);
   const ids = spawned.filter((ref) => ref._parent === actor && ref.id !== "requestModel").map((ref) => ref.id);
   // Every call settled and the loop asked the model again, with no call left behind.
   expect(actor.getSnapshot().value).toBe("requesting");
@@ -34,16 +35,16 @@ function childrenAfterResponse(count: number, callsPerGroup?: number): string[] 
   return ids;
 }
 
-describe("spawning a batch's calls", () => {
-  it("spawns each call as the loop's own child, with the tool call id as actor id", () => {
-    expect(childrenAfterResponse(3)).toEqual(["c0", "c1", "c2"]);
+describe("spawning a batch's calls", async () => {
+  it("spawns each call as the loop's own child, with the tool call id as actor id", async () => {
+    expect(await childrenAfterResponse(3)).toEqual(["c0", "c1", "c2"]);
   });
 
-  it("spawns a batch larger than callsPerGroup in call groups of that size", () => {
-    expect(childrenAfterResponse(5, 2)).toEqual(["calls-0", "calls-1", "calls-2"]);
+  it("spawns a batch larger than callsPerGroup in call groups of that size", async () => {
+    expect(await childrenAfterResponse(5, 2)).toEqual(["calls-0", "calls-1", "calls-2"]);
   });
 
-  it("treats a callsPerGroup below 1 as 1 instead of looping forever", () => {
-    expect(childrenAfterResponse(2, 0)).toEqual(["calls-0", "calls-1"]);
+  it("treats a callsPerGroup below 1 as 1 instead of looping forever", async () => {
+    expect(await childrenAfterResponse(2, 0)).toEqual(["calls-0", "calls-1"]);
   });
 });

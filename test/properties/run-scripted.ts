@@ -4,12 +4,12 @@
  * invariant monitor the model checker uses. The machine is a parameter so the
  * seeded faults of the model-check tests can be run here too.
  */
-import { createActor, type AnyStateMachine } from "xstate";
+import { createActor, type AnyActorRef, type AnyStateMachine } from "xstate";
 import { provideRunActors } from "../../src/agent-loop.js";
 import { sequentialToolNames } from "../../src/actors/turn-hook-actors.js";
 import { EventStream } from "../../src/event-stream.js";
 import { createMonitor, observeEmitted, observeSentToCall, observeWorld, type StepViolation } from "../../src/model-check/protocol-monitor.js";
-import { createRunEnvironment } from "../../src/run-environment.js";
+import { createRunServices, LOOP_SYSTEM_ID } from "../../src/run-environment.js";
 import type { AgentEvent, AgentLoopConfig, AgentTool, AssistantMessage, AssistantMessageEvent, StopReason } from "../../src/types.js";
 import { assistant, passThrough, testModel, user } from "../helpers/mock-stream.js";
 
@@ -155,12 +155,13 @@ export async function runScripted(script: RunScript, machine: AnyStateMachine): 
     violations.push(...observeEmitted(monitor, event));
     if (script.abortAfterEvents !== null && events.length === script.abortAfterEvents) controller.abort();
   };
-  const env = createRunEnvironment({ config, streamFn: scriptedStream(script) as never, signal: controller.signal, tools, emit: onEvent });
+  const env = createRunServices({ config, streamFn: scriptedStream(script) as never, signal: controller.signal, tools });
   // The runtime's own actor wiring, applied to the machine under test.
   const runtimeActors = (provideRunActors(env).implementations as { actors: Record<string, unknown> }).actors;
   const provided = machine.provide({ actors: runtimeActors } as never);
   const ref: { loop?: unknown } = {};
   const actor = createActor(provided, {
+    systemId: LOOP_SYSTEM_ID,
     input: {
       systemPrompt: "",
       messages: [user("go")],
@@ -177,9 +178,10 @@ export async function runScripted(script: RunScript, machine: AnyStateMachine): 
         beforeToolCall: true,
         afterToolCall: false,
       },
-      mutableContext: true,
     },
     inspect: (inspection) => {
+      // Every actor of the run emits its own events (the loop, each call, the model request).
+      if (inspection.type === "@xstate.actor") (inspection.actorRef as AnyActorRef).on("*", onEvent as never);
       // The loop learns of the abort when it processes run.abort, not when the signal fires.
       if (inspection.type === "@xstate.microstep" && inspection.actorRef === ref.loop && inspection.event.type === "run.abort") {
         observeWorld(monitor, { abort: true });
@@ -191,7 +193,6 @@ export async function runScripted(script: RunScript, machine: AnyStateMachine): 
     },
   });
   ref.loop = actor;
-  env.readLoop = () => actor.getSnapshot().context as never;
   controller.signal.addEventListener("abort", () => actor.send({ type: "run.abort" }), { once: true });
   let timer: ReturnType<typeof setTimeout> | undefined;
   await new Promise<void>((resolve) => {
@@ -200,7 +201,7 @@ export async function runScripted(script: RunScript, machine: AnyStateMachine): 
       actor.stop();
       resolve();
     }, RUN_DEADLINE_MS);
-    actor.on("*", onEvent);
+
     actor.subscribe({
       complete: () => resolve(),
       error: (error) => {
