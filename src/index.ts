@@ -29,16 +29,5 @@ export {
   type AgentLoopOutput,
   type ToolCallContext,
 } from "../machines/index.js";
-export {
-  checkAgentLoop,
-  formatReport,
-  formatViolation,
-  INVARIANTS,
-  summaryLine,
-  type CheckAgentLoopOptions,
-  type InvariantId,
-  type ModelCheckReport,
-  type ModelCheckViolation,
-} from "./model-check/index.js";
 export { toMermaid } from "./inspection/to-mermaid.js";
 export type * from "./types.js";

@@ -180,5 +180,3 @@ export function createBashTool(cwd: string, options: BashToolOptions = {}): Agen
   };
 }
 
-/** `bash` working in `process.cwd()`. */
-export const bashTool = createBashTool(process.cwd());

@@ -179,5 +179,3 @@ export function createEditTool(cwd: string, options: EditToolOptions = {}): Agen
   };
 }
 
-/** `edit` working in `process.cwd()`. */
-export const editTool = createEditTool(process.cwd());

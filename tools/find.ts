@@ -115,5 +115,3 @@ export function createFindTool(cwd: string, options: FindToolOptions = {}): Agen
   };
 }
 
-/** `find` working in `process.cwd()`. */
-export const findTool = createFindTool(process.cwd());

@@ -239,5 +239,3 @@ export function createGrepTool(cwd: string, options: GrepToolOptions = {}): Agen
   };
 }
 
-/** `grep` working in `process.cwd()`. */
-export const grepTool = createGrepTool(process.cwd());

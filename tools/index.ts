@@ -3,14 +3,14 @@
  * truncation helpers they share, and the operations interfaces that let them run
  * against another filesystem.
  */
-export { createReadTool, readTool, readSchema, type ReadToolInput, type ReadToolDetails, type ReadToolOptions, type ReadOperations } from "./read.js";
-export { createBashTool, bashTool, bashSchema, BASH_UPDATE_INTERVAL_MS, type BashToolInput, type BashToolDetails, type BashToolOptions } from "./bash.js";
+export { createReadTool, readSchema, type ReadToolInput, type ReadToolDetails, type ReadToolOptions, type ReadOperations } from "./read.js";
+export { createBashTool, bashSchema, BASH_UPDATE_INTERVAL_MS, type BashToolInput, type BashToolDetails, type BashToolOptions } from "./bash.js";
 export { localBashOperations, type BashOperations, type BashExecOptions, type BashExecResult } from "./bash-operations.js";
-export { createEditTool, editTool, editSchema, prepareEditArguments, EDIT_DIFF_CONTEXT_LINES, type EditToolInput, type EditToolDetails, type EditToolOptions, type EditOperations } from "./edit.js";
-export { createWriteTool, writeTool, writeSchema, type WriteToolInput, type WriteToolDetails, type WriteToolOptions, type WriteOperations } from "./write.js";
-export { createGrepTool, grepTool, grepSchema, DEFAULT_GREP_LIMIT, type GrepToolInput, type GrepToolDetails, type GrepToolOptions, type GrepOperations } from "./grep.js";
-export { createFindTool, findTool, findSchema, DEFAULT_FIND_LIMIT, type FindToolInput, type FindToolDetails, type FindToolOptions, type FindOperations } from "./find.js";
-export { createLsTool, lsTool, lsSchema, DEFAULT_LS_LIMIT, type LsToolInput, type LsToolDetails, type LsToolOptions, type LsOperations } from "./ls.js";
+export { createEditTool, editSchema, prepareEditArguments, EDIT_DIFF_CONTEXT_LINES, type EditToolInput, type EditToolDetails, type EditToolOptions, type EditOperations } from "./edit.js";
+export { createWriteTool, writeSchema, type WriteToolInput, type WriteToolDetails, type WriteToolOptions, type WriteOperations } from "./write.js";
+export { createGrepTool, grepSchema, DEFAULT_GREP_LIMIT, type GrepToolInput, type GrepToolDetails, type GrepToolOptions, type GrepOperations } from "./grep.js";
+export { createFindTool, findSchema, DEFAULT_FIND_LIMIT, type FindToolInput, type FindToolDetails, type FindToolOptions, type FindOperations } from "./find.js";
+export { createLsTool, lsSchema, DEFAULT_LS_LIMIT, type LsToolInput, type LsToolDetails, type LsToolOptions, type LsOperations } from "./ls.js";
 export { createCodingTools, createAllTools, createReadOnlyTools, type ToolSetOptions } from "./tool-sets.js";
 export {
   DEFAULT_MAX_LINES,

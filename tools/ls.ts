@@ -90,5 +90,3 @@ export function createLsTool(cwd: string, options: LsToolOptions = {}): AgentToo
   };
 }
 
-/** `ls` working in `process.cwd()`. */
-export const lsTool = createLsTool(process.cwd());

@@ -133,5 +133,3 @@ export function createReadTool(cwd: string, options: ReadToolOptions = {}): Agen
   };
 }
 
-/** `read` working in `process.cwd()`. */
-export const readTool = createReadTool(process.cwd());

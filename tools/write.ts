@@ -60,5 +60,3 @@ export function createWriteTool(cwd: string, options: WriteToolOptions = {}): Ag
   };
 }
 
-/** `write` working in `process.cwd()`. */
-export const writeTool = createWriteTool(process.cwd());
