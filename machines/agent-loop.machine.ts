@@ -19,7 +19,7 @@
  * stand-ins without I/O (so `xstate/graph` can traverse the machine); `src/actors/`
  * provides the real ones with `machine.provide(...)`.
  */
-import { assign, emit, enqueueActions, fromCallback, fromPromise, setup } from "xstate";
+import { assign, emit, enqueueActions, fromCallback, fromPromise, raise, sendTo, setup } from "xstate";
 import type { AgentEvent, AgentMessage, AssistantMessage, ExitReason, ToolResultMessage } from "../src/types.js";
 import type { AgentLoopEvent, NextTurnUpdate, RequestModelInput, TurnHookInput } from "./events.js";
 import { CALL_GROUP_SIZE, callGroupMachine } from "./call-group.machine.js";
@@ -56,6 +56,14 @@ export {
   type ToolBatch,
 } from "./loop-context.js";
 
+/**
+ * How long an aborted run waits for the work it awaits — a tool, a hook, the model
+ * stream — to honour the signal, before it stops waiting: running calls get an
+ * "Operation aborted" result, a stalled stream an aborted response, and the run
+ * ends `aborted`. A late settle of abandoned work is ignored.
+ */
+export const ABORT_GRACE_MS = 2000;
+
 export const agentLoopMachine = setup({
   types: {
     context: {} as AgentLoopContext,
@@ -84,7 +92,11 @@ export const agentLoopMachine = setup({
     /** The parent of up to `callsPerGroup` calls of a large batch. */
     callGroup: callGroupMachine,
   },
+  delays: {
+    abortGrace: ABORT_GRACE_MS,
+  },
   guards: {
+    notAborted: ({ context }) => !context.aborted,
     responseFailed: (_, response: AssistantMessage) => response.stopReason === "error" || response.stopReason === "aborted",
     hasNoToolCalls: (_, response: AssistantMessage) => toolCallsOf(response).length === 0,
     isLengthTruncated: (_, response: AssistantMessage) => response.stopReason === "length",
@@ -278,6 +290,19 @@ export const agentLoopMachine = setup({
       };
     }),
     markAborted: assign({ aborted: true }),
+    /** After the grace period, `run.abandon` stops the waiting on whatever ignored the abort. */
+    scheduleAbandon: raise({ type: "run.abandon" }, { id: "abandon", delay: "abortGrace" }),
+    /** Tells the model request to give up on its stream: it answers with an aborted response. */
+    abandonRequest: sendTo("requestModel", { type: "run.abandon" }),
+    /** Cancels every call that started and has not settled: each settles with the aborted result. */
+    cancelRunningCalls: enqueueActions(({ context, enqueue }) => {
+      const batch = context.batch;
+      if (!batch) return;
+      const indexes = indexRange(0, batch.started).filter((index) => batch.results[index] === null);
+      for (const delivery of callDeliveries(context, indexes, { type: "call.cancel", reason: ABORTED_MESSAGE })) {
+        enqueue.sendTo(delivery.to, delivery.event);
+      }
+    }),
     exitWith: assign((_, params: { reason: ExitReason; errorMessage?: string }) => ({
       exitReason: params.reason,
       ...(params.errorMessage !== undefined ? { errorMessage: params.errorMessage } : {}),
@@ -330,7 +355,7 @@ export const agentLoopMachine = setup({
     aborted: false,
   }),
   on: {
-    "run.abort": { actions: "markAborted" },
+    "run.abort": { guard: "notAborted", actions: ["markAborted", "scheduleAbandon"] },
   },
   initial: "starting",
   states: {
@@ -339,6 +364,13 @@ export const agentLoopMachine = setup({
       always: [{ guard: "pollsSteering", target: "pollingInitialSteering" }, { target: "requesting" }],
     },
     pollingInitialSteering: {
+      on: {
+        // The first turn has started: end it with a failed response so turn_start/turn_end stay paired.
+        "run.abandon": {
+          target: "done",
+          actions: [{ type: "failTurn", params: { errorMessage: ABORTED_MESSAGE } }, "emitTurnEnd", { type: "exitWith", params: { reason: "aborted" } }],
+        },
+      },
       invoke: {
         id: "pollSteering",
         src: "pollSteering",
@@ -371,6 +403,7 @@ export const agentLoopMachine = setup({
         }),
       },
       on: {
+        "run.abandon": { actions: "abandonRequest" },
         // Every branch accepts the response first; the guards read it from the event.
         "model.done": [
           {
@@ -397,6 +430,9 @@ export const agentLoopMachine = setup({
       // Every call is an actor of its own for the batch's lifetime.
       entry: "spawnCalls",
       exit: "stopCalls",
+      on: {
+        "run.abandon": { actions: "cancelRunningCalls" },
+      },
       states: {
         // Every call was spawned on entering the batch.
         dispatching: {
@@ -477,6 +513,9 @@ export const agentLoopMachine = setup({
       ],
     },
     checkingStop: {
+      on: {
+        "run.abandon": { target: "done", actions: { type: "exitWith", params: { reason: "aborted" } } },
+      },
       invoke: {
         id: "checkStopAfterTurn",
         src: "checkStopAfterTurn",
@@ -497,6 +536,9 @@ export const agentLoopMachine = setup({
       always: [{ guard: "pollsSteering", target: "pollingSteering" }, { target: "decidingNextTurn" }],
     },
     pollingSteering: {
+      on: {
+        "run.abandon": { target: "done", actions: { type: "exitWith", params: { reason: "aborted" } } },
+      },
       invoke: {
         id: "pollSteering",
         src: "pollSteering",
@@ -520,6 +562,9 @@ export const agentLoopMachine = setup({
       always: [{ guard: "pollsFollowUp", target: "pollingFollowUp" }, { target: "done", actions: "exitAfterPolling" }],
     },
     pollingFollowUp: {
+      on: {
+        "run.abandon": { target: "done", actions: { type: "exitWith", params: { reason: "aborted" } } },
+      },
       invoke: {
         id: "pollFollowUp",
         src: "pollFollowUp",
@@ -543,6 +588,9 @@ export const agentLoopMachine = setup({
       ],
     },
     preparingNextTurn: {
+      on: {
+        "run.abandon": { target: "done", actions: { type: "exitWith", params: { reason: "aborted" } } },
+      },
       invoke: {
         id: "prepareNextTurn",
         src: "prepareNextTurn",

@@ -100,8 +100,12 @@ export interface TurnHookInput {
   thinkingLevel: ThinkingLevel;
 }
 
-/** Events the outside world sends to the loop. */
-export type RunControlEvent = { type: "run.abort" };
+/**
+ * Events the outside world sends to the loop: `run.abort` (the signal fired), and
+ * `run.abandon`, which the loop raises itself a grace period after an abort, to stop
+ * waiting on work that ignored it.
+ */
+export type RunControlEvent = { type: "run.abort" } | { type: "run.abandon" };
 
 /** Every event the loop machine accepts. */
 export type AgentLoopEvent = ModelStreamEvent | ToolCallToLoopEvent | RunControlEvent;

@@ -1,5 +1,6 @@
 export {
   ABORTED_MESSAGE,
+  ABORT_GRACE_MS,
   LENGTH_TRUNCATION_MESSAGE,
   agentLoopMachine,
   type AgentLoopContext,

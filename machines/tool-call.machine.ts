@@ -158,6 +158,13 @@ export const toolCallMachine = setup({
     },
     preparing: {
       entry: "announceStart",
+      // The loop gave up waiting after an abort: the hook's late answer is ignored.
+      on: {
+        "call.cancel": {
+          target: "done",
+          actions: { type: "settleWithError", params: ({ event }) => ({ error: event.reason }) },
+        },
+      },
       initial: "validating",
       states: {
         validating: {
@@ -206,6 +213,13 @@ export const toolCallMachine = setup({
       },
     },
     executing: {
+      // The loop gave up waiting after an abort: leaving stops the tool's actor (its signal aborts) and ignores a late settle.
+      on: {
+        "call.cancel": {
+          target: "done",
+          actions: { type: "settleWithError", params: ({ event }) => ({ error: event.reason }) },
+        },
+      },
       invoke: {
         id: "executeTool",
         src: "executeTool",
@@ -225,6 +239,12 @@ export const toolCallMachine = setup({
       },
     },
     finalizing: {
+      on: {
+        "call.cancel": {
+          target: "done",
+          actions: { type: "settleWithError", params: ({ event }) => ({ error: event.reason }) },
+        },
+      },
       invoke: {
         id: "afterToolCall",
         src: "afterToolCall",

@@ -20,6 +20,7 @@ export { defineTool } from "./define-tool.js";
 export { BLOCKED_MESSAGE } from "./actors/tool-call-actors.js";
 export {
   ABORTED_MESSAGE,
+  ABORT_GRACE_MS,
   LENGTH_TRUNCATION_MESSAGE,
   agentLoopMachine,
   toolCallMachine,

@@ -8,7 +8,8 @@
  * token), then sends the loop exactly one `model.done`. Never fails: a throwing
  * hook or a stream function that breaks its contract becomes a final message with
  * stopReason `error` (or `aborted` when the signal fired). Stopping the actor
- * (the loop left `requesting`) stops reading the stream. A restored snapshot in
+ * (the loop left `requesting`) stops reading the stream; told `run.abandon` (a
+ * grace period after an abort the stream ignored) it answers with an aborted response. A restored snapshot in
  * `requesting` invokes it again: the turn is requested anew.
  */
 import { fromCallback } from "xstate";
@@ -41,6 +42,27 @@ function checkLlmMessages(messages: unknown): Message[] {
   }
   checkedLength.set(messages, messages.length);
   return messages as Message[];
+}
+
+/**
+ * The message with every tool call's id a non-empty string unique in the message:
+ * a numeric id becomes its string, a missing or duplicate one gets
+ * `call_<turn>_<position>`. Returns the message itself when nothing needs fixing.
+ */
+function withCallIds(message: AssistantMessage, turn: number): AssistantMessage {
+  const seen = new Set<string>();
+  let changed = false;
+  const content = message.content.map((block, position) => {
+    if (block.type !== "toolCall") return block;
+    const raw: unknown = block.id;
+    let id = typeof raw === "string" && raw !== "" ? raw : typeof raw === "number" && Number.isFinite(raw) ? String(raw) : `call_${turn}_${position + 1}`;
+    if (seen.has(id)) id = `${id}_${position + 1}`;
+    seen.add(id);
+    if (id === raw) return block;
+    changed = true;
+    return { ...block, id };
+  });
+  return changed ? { ...message, content } : message;
 }
 
 /** A message from the stream that can end a turn, or why it cannot. */
@@ -77,13 +99,13 @@ async function openStream(services: RunServices, input: RequestModelInput) {
 
 /** Creates the `requestModel` actor logic of a run. */
 export function createRequestModelActor(services: RunServices) {
-  return fromCallback<AgentLoopEvent, RequestModelInput, AgentEvent>(({ input, sendBack, emit }) => {
+  return fromCallback<AgentLoopEvent, RequestModelInput, AgentEvent>(({ input, sendBack, receive, emit }) => {
     let finished = false;
     let started = false;
     const finish = (message: AssistantMessage) => {
       if (finished) return;
       finished = true;
-      sendBack({ type: "model.done", message, started } satisfies ModelStreamEvent);
+      sendBack({ type: "model.done", message: withCallIds(message, input.turn), started } satisfies ModelStreamEvent);
     };
     const fail = (error: unknown) => {
       const aborted = services.signal?.aborted === true;
@@ -111,6 +133,10 @@ export function createRequestModelActor(services: RunServices) {
       await end(stream, "done");
     };
     run().catch(fail);
+    // The loop gave up waiting on a stream that ignored the abort: answer for it.
+    receive((event) => {
+      if (event.type === "run.abandon") finish(failedResponse(input.model, REQUEST_ABORTED_MESSAGE, "aborted"));
+    });
     return () => {
       finished = true;
     };

@@ -494,6 +494,8 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       for (const call of state.calls) events.push(...callEvents(call));
       // Last, so that of two equally short counterexamples the one without an abort is reported.
       if (!state.monitor.aborted) events.push({ type: "run.abort", send: { type: "run.abort" }, fact: { abort: true } });
+      // After an abort, the grace period may run out while the loop still waits on work that ignored it.
+      else events.push({ type: "abort grace period ends", send: { type: "run.abandon" } });
       return events;
     },
     next(state, event) {
