@@ -3,6 +3,7 @@
  * changes it. Same fields and setter semantics as pi-agent-core's `AgentState`.
  */
 import { createZeroUsage } from "../messages.js";
+import { ABORTED_MESSAGE } from "../providers/assistant-stream.js";
 import type { AgentContext, AgentEvent, AgentMessage, AssistantMessage, Model, ThinkingLevel } from "../types.js";
 
 /** The tools an agent offers (any schema; the loop's own tool list type). */
@@ -117,6 +118,11 @@ export function reduceAgentState(state: MutableAgentState, event: AgentEvent): v
     }
     case "agent_end":
       state.streamingMessage = undefined;
+      // A run aborted or failed between responses (e.g. mid-tool) ends without a failed
+      // assistant turn; say so anyway, as pi does once its next request comes back aborted.
+      if (!state.errorMessage && (event.exitReason === "aborted" || event.exitReason === "error")) {
+        state.errorMessage = event.errorMessage ?? (event.exitReason === "aborted" ? ABORTED_MESSAGE : "The run failed");
+      }
       return;
     case "agent_start":
     case "turn_start":
