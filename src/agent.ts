@@ -8,8 +8,9 @@
 import { runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";
 import { streamByModelApi } from "./providers/stream-by-api.js";
 import { AgentBusyError } from "./errors/agent-busy-error.js";
-import { InvalidToolDefinitionError } from "./errors/invalid-tool-definition-error.js";
 import { LoopInputError } from "./errors/loop-input-error.js";
+import { checkQueueMode, defaultConvertToLlm, isPreconditionError, toPromptMessages } from "./agent/agent-input.js";
+import { createAgentLoopConfig } from "./agent/agent-loop-config.js";
 import type { AgentListener, AgentOptions, AgentThinkingBudgets, AgentTransport } from "./agent/agent-options.js";
 import {
   createAgentState,
@@ -27,9 +28,7 @@ import type {
   AgentLoopConfig,
   AgentMessage,
   ImageContent,
-  Message,
   StreamFn,
-  TextContent,
   ToolExecutionMode,
 } from "./types.js";
 
@@ -41,13 +40,6 @@ export type AgentRunRequest =
 interface ActiveRun {
   controller: AbortController;
   idle: Promise<void>;
-}
-
-const LLM_ROLES: ReadonlySet<string> = new Set(["user", "assistant", "toolResult"]);
-
-/** pi's default `convertToLlm`: keeps `user`, `assistant` and `toolResult` messages, drops the app's own kinds. */
-export function defaultConvertToLlm(messages: AgentMessage[]): Message[] {
-  return messages.filter((message): message is Message => LLM_ROLES.has((message as { role?: string }).role ?? ""));
 }
 
 const BUSY_PROMPT =
@@ -324,7 +316,12 @@ export class Agent {
     };
     try {
       try {
-        await this.startLoop(request, this.createContext(), this.createLoopConfig(request, delivery, controller.signal), emit, controller.signal);
+        await this.startLoop(request, this.createContext(), createAgentLoopConfig(this, {
+            queues: { steering: this.steeringQueue, followUp: this.followUpQueue },
+            delivery,
+            signal: controller.signal,
+            skipInitialSteeringPoll: request.kind === "prompt" && request.skipInitialSteeringPoll === true,
+          }), emit, controller.signal);
       } catch (error) {
         if (!emitted && isPreconditionError(error)) throw error;
         failure ??= { error, aborted: controller.signal.aborted };
@@ -367,59 +364,6 @@ export class Agent {
     };
   }
 
-  /**
-   * The run's loop configuration. The queue polls and turn hooks first wait for
-   * the listeners of every event emitted so far, as pi's loop (which awaits each
-   * event) would have.
-   */
-  private createLoopConfig(request: AgentRunRequest, delivery: EventDelivery, signal: AbortSignal): AgentLoopConfig {
-    let skipSteeringPoll = request.kind === "prompt" && request.skipInitialSteeringPoll === true;
-    const { shouldStopAfterTurn, prepareNextTurn, prepareNextTurnWithContext } = this;
-    const thinkingLevel = this.mutableState.thinkingLevel;
-    return {
-      model: this.mutableState.model,
-      reasoning: thinkingLevel === "off" ? undefined : thinkingLevel,
-      sessionId: this.sessionId,
-      onPayload: this.onPayload,
-      onResponse: this.onResponse,
-      transport: this.transport,
-      thinkingBudgets: this.thinkingBudgets,
-      maxRetryDelayMs: this.maxRetryDelayMs,
-      toolExecution: this.toolExecution,
-      maxTurns: this.maxTurns,
-      beforeToolCall: this.beforeToolCall,
-      afterToolCall: this.afterToolCall,
-      convertToLlm: this.convertToLlm,
-      transformContext: this.transformContext,
-      getApiKey: this.getApiKey,
-      shouldStopAfterTurn: shouldStopAfterTurn
-        ? async (context) => {
-            await delivery.settled();
-            return shouldStopAfterTurn(context, signal);
-          }
-        : undefined,
-      prepareNextTurn:
-        prepareNextTurnWithContext || prepareNextTurn
-          ? async (context) => {
-              await delivery.settled();
-              return prepareNextTurnWithContext ? prepareNextTurnWithContext(context, signal) : prepareNextTurn?.(signal);
-            }
-          : undefined,
-      getSteeringMessages: async () => {
-        await delivery.settled();
-        if (skipSteeringPoll) {
-          skipSteeringPoll = false;
-          return [];
-        }
-        return this.steeringQueue.drain();
-      },
-      getFollowUpMessages: async () => {
-        await delivery.settled();
-        return this.followUpQueue.drain();
-      },
-    };
-  }
-
   /** Applies the event to the state, then calls the listeners in order. */
   private handleEvent(event: AgentEvent, signal: AbortSignal): MaybePromise {
     reduceAgentState(this.mutableState, event);
@@ -441,26 +385,3 @@ export class Agent {
   }
 }
 
-function isPreconditionError(error: unknown): boolean {
-  return error instanceof LoopInputError || error instanceof InvalidToolDefinitionError;
-}
-
-function checkQueueMode(mode: QueueMode, option: string): QueueMode {
-  if (mode !== "all" && mode !== "one-at-a-time") {
-    throw new LoopInputError(`${option} must be "all" or "one-at-a-time", got ${JSON.stringify(mode)}`);
-  }
-  return mode;
-}
-
-/** The messages a `prompt(...)` call starts with. Throws `LoopInputError` on anything else. */
-function toPromptMessages(input: string | AgentMessage | AgentMessage[], images?: ImageContent[]): AgentMessage[] {
-  if (Array.isArray(input)) return input;
-  if (typeof input === "string") {
-    const content: (TextContent | ImageContent)[] = [{ type: "text", text: input }, ...(images ?? [])];
-    return [{ role: "user", content, timestamp: Date.now() }];
-  }
-  if (typeof input !== "object" || input === null || typeof (input as { role?: unknown }).role !== "string") {
-    throw new LoopInputError("prompt() takes a text, a message with a `role`, or an array of messages");
-  }
-  return [input];
-}

@@ -12,7 +12,8 @@ export {
   type AgentLoopActor,
   type CreateAgentLoopActorOptions,
 } from "./agent-loop.js";
-export { Agent, defaultConvertToLlm, type AgentRunRequest } from "./agent.js";
+export { Agent, type AgentRunRequest } from "./agent.js";
+export { defaultConvertToLlm } from "./agent/agent-input.js";
 export type { AgentListener, AgentOptions, AgentThinkingBudgets, AgentTransport } from "./agent/agent-options.js";
 export { UNKNOWN_MODEL, type AgentInitialState, type AgentState, type AgentTools } from "./agent/agent-state.js";
 export { DEFAULT_QUEUE_MODE, type QueueMode } from "./agent/message-queue.js";
