@@ -12,9 +12,14 @@ export {
   type AgentLoopActor,
   type CreateAgentLoopActorOptions,
 } from "./agent-loop.js";
+export { Agent, type AgentRunRequest } from "./agent.js";
+export { defaultConvertToLlm } from "./agent/agent-input.js";
+export type { AgentListener, AgentOptions, AgentThinkingBudgets, AgentTransport } from "./agent/agent-options.js";
+export { UNKNOWN_MODEL, type AgentInitialState, type AgentState, type AgentTools } from "./agent/agent-state.js";
+export { DEFAULT_QUEUE_MODE, type QueueMode } from "./agent/message-queue.js";
 export { EventStream } from "./event-stream.js";
 export { LoopInputError } from "./errors/loop-input-error.js";
-export { InvalidToolDefinitionError, ToolArgumentsError, type ToolArgumentIssue } from "./errors/index.js";
+export { AgentBusyError, InvalidToolDefinitionError, ToolArgumentsError, type ToolArgumentIssue } from "./errors/index.js";
 export { assertToolParameters, toJsonSchema, validateToolArguments } from "./validation.js";
 export { defineTool } from "./define-tool.js";
 export { BLOCKED_MESSAGE } from "./actors/tool-call-actors.js";

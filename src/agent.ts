@@ -1,0 +1,387 @@
+/**
+ * `Agent`: a stateful wrapper around the loop, a drop-in for pi-agent-core's
+ * `Agent` (0.73, plus pi 1.x's additions). It owns the transcript, runs one
+ * prompt or continuation at a time on loopchart's `runAgentLoop` /
+ * `runAgentLoopContinue`, queues steering and follow-up messages for the loop's
+ * polls, and hands every event to its listeners in order.
+ */
+import { runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";
+import { streamByModelApi } from "./providers/stream-by-api.js";
+import { AgentBusyError } from "./errors/agent-busy-error.js";
+import { LoopInputError } from "./errors/loop-input-error.js";
+import { checkQueueMode, defaultConvertToLlm, isPreconditionError, toPromptMessages } from "./agent/agent-input.js";
+import { createAgentLoopConfig } from "./agent/agent-loop-config.js";
+import type { AgentListener, AgentOptions, AgentThinkingBudgets, AgentTransport } from "./agent/agent-options.js";
+import {
+  createAgentState,
+  reduceAgentState,
+  runFailureMessage,
+  type AgentState,
+  type MutableAgentState,
+} from "./agent/agent-state.js";
+import { callInOrder, EventDelivery, type MaybePromise } from "./agent/event-delivery.js";
+import { DEFAULT_QUEUE_MODE, MessageQueue, type QueueMode } from "./agent/message-queue.js";
+import type {
+  AgentContext,
+  AgentEvent,
+  AgentEventSink,
+  AgentLoopConfig,
+  AgentMessage,
+  ImageContent,
+  StreamFn,
+  ToolExecutionMode,
+} from "./types.js";
+
+/** A run to start: new prompt messages, or a continuation of the transcript as it is. */
+export type AgentRunRequest =
+  | { kind: "prompt"; messages: AgentMessage[]; skipInitialSteeringPoll?: boolean }
+  | { kind: "continue" };
+
+interface ActiveRun {
+  controller: AbortController;
+  idle: Promise<void>;
+}
+
+const BUSY_PROMPT =
+  "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.";
+const BUSY_CONTINUE = "Agent is already processing. Wait for completion before continuing.";
+const BUSY_RESET = "Agent is already processing. Wait for completion before resetting.";
+
+/**
+ * A stateful agent over loopchart's loop, with pi-agent-core's API.
+ *
+ * One run at a time: `prompt()` and `continue()` reject with {@link AgentBusyError}
+ * while a run is active; queue messages with `steer()` / `followUp()` instead.
+ * A run's failures are data, as in pi: a model failure, an abort, or a listener
+ * that throws ends the run with an `error`/`aborted` assistant message in the
+ * transcript and `state.errorMessage` set; `prompt()` still resolves. Only a
+ * broken precondition (a tool without `execute`, duplicate tool names, a bad
+ * `maxTurns`, nothing to continue from) rejects, before any event is emitted.
+ *
+ * @example
+ * const agent = new Agent({ initialState: { systemPrompt: "Be brief.", model, tools }, streamFn });
+ * agent.subscribe((event) => { if (event.type === "message_end") console.log(event.message.role); });
+ * await agent.prompt("Weather in Oslo?");
+ * agent.followUp({ role: "user", content: "And Bergen?", timestamp: Date.now() });
+ */
+export class Agent {
+  private readonly mutableState: MutableAgentState;
+  private readonly listeners = new Set<AgentListener>();
+  private readonly steeringQueue: MessageQueue;
+  private readonly followUpQueue: MessageQueue;
+  private activeRun: ActiveRun | undefined;
+
+  /** Maps the transcript to LLM messages before each request. */
+  convertToLlm: AgentLoopConfig["convertToLlm"];
+  transformContext?: AgentLoopConfig["transformContext"];
+  /** The stream function of the next run. */
+  streamFn: StreamFn;
+  getApiKey?: AgentLoopConfig["getApiKey"];
+  onPayload?: AgentOptions["onPayload"];
+  onResponse?: AgentOptions["onResponse"];
+  beforeToolCall?: AgentLoopConfig["beforeToolCall"];
+  afterToolCall?: AgentLoopConfig["afterToolCall"];
+  shouldStopAfterTurn?: AgentOptions["shouldStopAfterTurn"];
+  prepareNextTurn?: AgentOptions["prepareNextTurn"];
+  prepareNextTurnWithContext?: AgentOptions["prepareNextTurnWithContext"];
+  /** Session identifier forwarded to providers for cache-aware backends. */
+  sessionId?: string;
+  /** Per-level thinking token budgets forwarded to the stream function. */
+  thinkingBudgets?: AgentThinkingBudgets;
+  /** Preferred transport forwarded to the stream function. */
+  transport: AgentTransport;
+  /** Cap for provider-requested retry delays. */
+  maxRetryDelayMs?: number;
+  /** How the calls of one assistant message run. */
+  toolExecution: ToolExecutionMode;
+  /** loopchart: ends a run instead of starting turn `maxTurns + 1`. */
+  maxTurns?: number;
+
+  /** Throws `LoopInputError` when `steeringMode`/`followUpMode` is not `"all"` or `"one-at-a-time"`. */
+  constructor(options: AgentOptions = {}) {
+    this.mutableState = createAgentState(options.initialState);
+    this.convertToLlm = options.convertToLlm ?? defaultConvertToLlm;
+    this.transformContext = options.transformContext;
+    this.streamFn = options.streamFn ?? streamByModelApi;
+    this.getApiKey = options.getApiKey;
+    this.onPayload = options.onPayload;
+    this.onResponse = options.onResponse;
+    this.beforeToolCall = options.beforeToolCall;
+    this.afterToolCall = options.afterToolCall;
+    this.shouldStopAfterTurn = options.shouldStopAfterTurn;
+    this.prepareNextTurn = options.prepareNextTurn;
+    this.prepareNextTurnWithContext = options.prepareNextTurnWithContext;
+    this.steeringQueue = new MessageQueue(checkQueueMode(options.steeringMode ?? DEFAULT_QUEUE_MODE, "steeringMode"));
+    this.followUpQueue = new MessageQueue(checkQueueMode(options.followUpMode ?? DEFAULT_QUEUE_MODE, "followUpMode"));
+    this.sessionId = options.sessionId;
+    this.thinkingBudgets = options.thinkingBudgets;
+    this.transport = options.transport ?? "auto";
+    this.maxRetryDelayMs = options.maxRetryDelayMs;
+    this.toolExecution = options.toolExecution ?? "parallel";
+    this.maxTurns = options.maxTurns;
+  }
+
+  /** pi 1.x's name for {@link streamFn}. */
+  get streamFunction(): StreamFn {
+    return this.streamFn;
+  }
+  set streamFunction(streamFn: StreamFn) {
+    this.streamFn = streamFn;
+  }
+
+  /**
+   * Current state. The object stays the same for the agent's life; assigning
+   * `state.tools` or `state.messages` stores a copy of the array.
+   */
+  get state(): AgentState {
+    return this.mutableState;
+  }
+
+  /**
+   * Adds a listener for every event of every run; returns its unsubscribe.
+   *
+   * Listeners are called in subscription order with the event and the run's
+   * abort signal; a returned promise is awaited before the next listener and the
+   * next event. When a listener sees an event, `state` reflects exactly the events
+   * up to it. The loop itself does not wait for listeners between events, but it
+   * does before each steering/follow-up poll and each turn hook, so a message
+   * queued from a listener is seen by the next poll. `agent_end` is the last
+   * event of a run; the agent is idle only once its listeners settled. A listener
+   * that throws or rejects aborts the run: no further loop event is delivered and
+   * the run ends with an `error` assistant message carrying the thrown message.
+   */
+  subscribe(listener: AgentListener): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  /** How queued steering messages are drained (applies from the next poll). */
+  get steeringMode(): QueueMode {
+    return this.steeringQueue.mode;
+  }
+  set steeringMode(mode: QueueMode) {
+    this.steeringQueue.mode = checkQueueMode(mode, "steeringMode");
+  }
+
+  /** How queued follow-up messages are drained (applies from the next poll). */
+  get followUpMode(): QueueMode {
+    return this.followUpQueue.mode;
+  }
+  set followUpMode(mode: QueueMode) {
+    this.followUpQueue.mode = checkQueueMode(mode, "followUpMode");
+  }
+
+  /**
+   * Queues a message to inject into the active run after the current turn's
+   * tool calls (or before its first request); it starts another turn. With no
+   * run active it waits for the next one (or for `continue()`).
+   */
+  steer(message: AgentMessage): void {
+    this.steeringQueue.enqueue(message);
+  }
+
+  /** Queues a message for when the run would otherwise end; it starts another turn. */
+  followUp(message: AgentMessage): void {
+    this.followUpQueue.enqueue(message);
+  }
+
+  /** Removes every queued steering message. */
+  clearSteeringQueue(): void {
+    this.steeringQueue.clear();
+  }
+
+  /** Removes every queued follow-up message. */
+  clearFollowUpQueue(): void {
+    this.followUpQueue.clear();
+  }
+
+  /** Removes every queued steering and follow-up message. */
+  clearAllQueues(): void {
+    this.clearSteeringQueue();
+    this.clearFollowUpQueue();
+  }
+
+  /** True when either queue holds a message. */
+  hasQueuedMessages(): boolean {
+    return this.steeringQueue.size > 0 || this.followUpQueue.size > 0;
+  }
+
+  /**
+   * pi 1.x: what the next poll would inject, without consuming it — the
+   * steering queue's next batch if it has one, else the follow-up queue's (one
+   * message in `"one-at-a-time"` mode, all in `"all"`). A new array each call.
+   */
+  peekQueuedMessages(): AgentMessage[] {
+    const steering = this.steeringQueue.peek();
+    return steering.length > 0 ? steering : this.followUpQueue.peek();
+  }
+
+  /** The active run's abort signal; undefined when idle. */
+  get signal(): AbortSignal | undefined {
+    return this.activeRun?.controller.signal;
+  }
+
+  /**
+   * Aborts the active run, if any (a no-op when idle). The signal reaches the
+   * stream function, the hooks and every running tool; the run ends with an
+   * `aborted` assistant message and `prompt()` resolves once listeners settled.
+   * Queued messages stay queued.
+   */
+  abort(): void {
+    this.activeRun?.controller.abort();
+  }
+
+  /** Resolves when the active run and its `agent_end` listeners have finished; at once when idle. Never rejects. */
+  waitForIdle(): Promise<void> {
+    return this.activeRun?.idle ?? Promise.resolve();
+  }
+
+  /**
+   * Clears the transcript, the runtime fields and both queues (system prompt,
+   * model, tools and listeners stay). Throws {@link AgentBusyError} while a run
+   * is active, changing nothing.
+   */
+  reset(): void {
+    if (this.activeRun) throw new AgentBusyError("reset", BUSY_RESET);
+    this.mutableState.messages = [];
+    this.mutableState.isStreaming = false;
+    this.mutableState.streamingMessage = undefined;
+    this.mutableState.pendingToolCalls = new Set<string>();
+    this.mutableState.errorMessage = undefined;
+    this.clearAllQueues();
+  }
+
+  /**
+   * Starts a run with new messages: a text (a user message; `images` are added
+   * after the text), one message, or several. Resolves when the run ended and its
+   * listeners settled. Rejects with {@link AgentBusyError} while a run is active,
+   * and with `LoopInputError`/`InvalidToolDefinitionError` on unusable input.
+   */
+  prompt(message: AgentMessage | AgentMessage[]): Promise<void>;
+  prompt(text: string, images?: ImageContent[]): Promise<void>;
+  async prompt(input: string | AgentMessage | AgentMessage[], images?: ImageContent[]): Promise<void> {
+    if (this.activeRun) throw new AgentBusyError("prompt", BUSY_PROMPT);
+    await this.run({ kind: "prompt", messages: toPromptMessages(input, images) });
+  }
+
+  /**
+   * Continues from the transcript without adding a message (a retry, or after
+   * tool results). When the transcript ends with an assistant message, the next
+   * queued steering batch (else follow-up batch) is prompted instead. Rejects with
+   * {@link AgentBusyError} while a run is active, and with `LoopInputError` when
+   * the transcript is empty or ends with an assistant message and nothing is queued.
+   */
+  async continue(): Promise<void> {
+    if (this.activeRun) throw new AgentBusyError("continue", BUSY_CONTINUE);
+    const messages = this.mutableState.messages;
+    if (messages.length === 0) throw new LoopInputError("No messages to continue from");
+    const last = messages[messages.length - 1] as { role?: string };
+    if (last.role !== "assistant") return this.run({ kind: "continue" });
+    const steering = this.steeringQueue.drain();
+    if (steering.length > 0) return this.run({ kind: "prompt", messages: steering, skipInitialSteeringPoll: true });
+    const followUps = this.followUpQueue.drain();
+    if (followUps.length > 0) return this.run({ kind: "prompt", messages: followUps });
+    throw new LoopInputError("Cannot continue from message role: assistant");
+  }
+
+  /**
+   * Owns one run's lifecycle: marks the agent busy, delivers events, records a
+   * failure outside the loop as an assistant message, and always ends idle.
+   */
+  private async run(request: AgentRunRequest): Promise<void> {
+    const controller = new AbortController();
+    let markIdle = () => {};
+    const idle = new Promise<void>((resolve) => {
+      markIdle = resolve;
+    });
+    this.activeRun = { controller, idle };
+    this.mutableState.isStreaming = true;
+    this.mutableState.streamingMessage = undefined;
+    this.mutableState.errorMessage = undefined;
+
+    let failure: { error: unknown; aborted: boolean } | undefined;
+    const delivery = new EventDelivery(
+      (event) => this.handleEvent(event, controller.signal),
+      (error) => {
+        failure ??= { error, aborted: controller.signal.aborted };
+        controller.abort();
+      },
+    );
+    let emitted = false;
+    const emit: AgentEventSink = (event) => {
+      emitted = true;
+      delivery.push(event);
+    };
+    try {
+      try {
+        await this.startLoop(request, this.createContext(), createAgentLoopConfig(this, {
+            queues: { steering: this.steeringQueue, followUp: this.followUpQueue },
+            delivery,
+            signal: controller.signal,
+            skipInitialSteeringPoll: request.kind === "prompt" && request.skipInitialSteeringPoll === true,
+          }), emit, controller.signal);
+      } catch (error) {
+        if (!emitted && isPreconditionError(error)) throw error;
+        failure ??= { error, aborted: controller.signal.aborted };
+      }
+      await delivery.settled();
+      if (failure) await this.recordFailure(failure.error, failure.aborted, controller.signal);
+    } finally {
+      this.mutableState.isStreaming = false;
+      this.mutableState.streamingMessage = undefined;
+      this.mutableState.pendingToolCalls = new Set<string>();
+      this.activeRun = undefined;
+      markIdle();
+    }
+  }
+
+  /**
+   * The one place a run is started. Swap this to change how runs execute:
+   * approval (`agent.approve(toolCallId)` / `reject`) would start the run as a
+   * `createAgentLoopActor` actor kept on the agent and send it the decision
+   * events; durable sessions (`Agent.resume(store, id)`) would restore that actor
+   * from the store's snapshot here instead of starting fresh. Whatever runs must
+   * deliver every event to `emit` in order and settle when the run ended.
+   */
+  private startLoop(
+    request: AgentRunRequest,
+    context: AgentContext,
+    config: AgentLoopConfig,
+    emit: AgentEventSink,
+    signal: AbortSignal,
+  ): Promise<AgentMessage[]> {
+    if (request.kind === "prompt") return runAgentLoop(request.messages, context, config, emit, signal, this.streamFn);
+    return runAgentLoopContinue(context, config, emit, signal, this.streamFn);
+  }
+
+  private createContext(): AgentContext {
+    return {
+      systemPrompt: this.mutableState.systemPrompt,
+      messages: this.mutableState.messages.slice(),
+      tools: this.mutableState.tools.slice(),
+    };
+  }
+
+  /** Applies the event to the state, then calls the listeners in order. */
+  private handleEvent(event: AgentEvent, signal: AbortSignal): MaybePromise {
+    reduceAgentState(this.mutableState, event);
+    return callInOrder([...this.listeners], (listener) => listener(event, signal));
+  }
+
+  /**
+   * A failure outside the loop (a listener threw, or the loop faulted): appends an
+   * `error`/`aborted` assistant message and announces it with the full protocol
+   * tail (`message_start`, `message_end`, `turn_end`, `agent_end`), as pi 1.x does.
+   * A listener throwing here rejects `prompt()`.
+   */
+  private async recordFailure(error: unknown, aborted: boolean, signal: AbortSignal): Promise<void> {
+    const message = runFailureMessage(this.mutableState.model, error, aborted);
+    await this.handleEvent({ type: "message_start", message }, signal);
+    await this.handleEvent({ type: "message_end", message }, signal);
+    await this.handleEvent({ type: "turn_end", message, toolResults: [] }, signal);
+    await this.handleEvent({ type: "agent_end", messages: [message], exitReason: aborted ? "aborted" : "error", errorMessage: message.errorMessage }, signal);
+  }
+}
+
