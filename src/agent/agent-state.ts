@@ -3,7 +3,7 @@
  * changes it. Same fields and setter semantics as pi-agent-core's `AgentState`.
  */
 import { createZeroUsage } from "../messages.js";
-import { ABORTED_MESSAGE } from "../providers/assistant-stream.js";
+import { REQUEST_ABORTED_MESSAGE as ABORTED_MESSAGE } from "../providers/assistant-stream.js";
 import type { AgentContext, AgentEvent, AgentMessage, AssistantMessage, Model, ThinkingLevel } from "../types.js";
 
 /** The tools an agent offers (any schema; the loop's own tool list type). */
