@@ -24,6 +24,7 @@ import type { AgentEvent, AgentMessage, AssistantMessage, ExitReason, ToolResult
 import type { AgentLoopEvent, NextTurnUpdate, RequestModelInput, TurnHookInput } from "./events.js";
 import { CALL_GROUP_SIZE, callGroupMachine } from "./call-group.machine.js";
 import { toolCallMachine } from "./tool-call.machine.js";
+import { transcriptMessages, transcriptOf } from "./transcript.js";
 import {
   ABORTED_MESSAGE,
   LENGTH_TRUNCATION_MESSAGE,
@@ -283,7 +284,7 @@ export const agentLoopMachine = setup({
       if (!update) return {};
       return {
         systemPrompt: update.systemPrompt ?? context.systemPrompt,
-        messages: update.messages ?? context.messages,
+        messages: update.messages ? transcriptOf(update.messages) : context.messages,
         model: update.model ?? context.model,
         thinkingLevel: update.thinkingLevel ?? context.thinkingLevel,
         sequentialTools: update.sequentialTools ?? context.sequentialTools,
@@ -322,7 +323,7 @@ export const agentLoopMachine = setup({
     }),
     emitRunEnd: emit(({ context }) => ({
       type: "agent_end" as const,
-      messages: context.newMessages,
+      messages: transcriptMessages(context.newMessages),
       exitReason: finalExitReason(context),
       ...(context.errorMessage !== undefined ? { errorMessage: context.errorMessage } : {}),
     })),
@@ -331,8 +332,8 @@ export const agentLoopMachine = setup({
   id: "agentLoop",
   context: ({ input }) => ({
     systemPrompt: input.systemPrompt,
-    messages: input.messages,
-    newMessages: [...input.prompts],
+    messages: transcriptOf(input.messages),
+    newMessages: transcriptOf(input.prompts),
     prompts: input.prompts,
     pending: [],
     model: input.model,
@@ -612,7 +613,7 @@ export const agentLoopMachine = setup({
   },
   output: ({ context }) => ({
     exitReason: finalExitReason(context),
-    messages: context.newMessages,
+    messages: transcriptMessages(context.newMessages),
     ...(context.errorMessage !== undefined ? { errorMessage: context.errorMessage } : {}),
   }),
 });

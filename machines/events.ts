@@ -13,6 +13,7 @@ import type {
   ToolCall,
   ToolResultMessage,
 } from "../src/types.js";
+import type { Transcript } from "./transcript.js";
 
 /** What a tool call ends with: exactly one of these per call. */
 export interface SettledToolCall {
@@ -73,7 +74,7 @@ export type ModelStreamEvent = { type: "model.done"; message: AssistantMessage; 
 /** Everything one model request needs. */
 export interface RequestModelInput {
   systemPrompt: string;
-  messages: AgentMessage[];
+  messages: Transcript;
   model: Model;
   thinkingLevel: ThinkingLevel;
   turn: number;
@@ -93,8 +94,8 @@ export interface NextTurnUpdate {
 export interface TurnHookInput {
   message: AssistantMessage;
   toolResults: ToolResultMessage[];
-  newMessages: AgentMessage[];
-  messages: AgentMessage[];
+  newMessages: Transcript;
+  messages: Transcript;
   systemPrompt: string;
   model: Model;
   thinkingLevel: ThinkingLevel;

@@ -14,6 +14,7 @@ import type {
   ToolResultMessage,
 } from "../src/types.js";
 import type { LoopToCallGroupEvent, LoopToToolCallEvent, ToolCallInput, TurnHookInput } from "./events.js";
+import { appendMessages, type Transcript } from "./transcript.js";
 import { errorText } from "./tool-call.machine.js";
 
 /** Text of the error result each call of a length-truncated response gets. */
@@ -94,8 +95,10 @@ export interface ToolBatch {
 /** Context of the loop machine. Plain, JSON-serializable data, never changed in place: every change is a new value. */
 export interface AgentLoopContext {
   systemPrompt: string;
-  messages: AgentMessage[];
-  newMessages: AgentMessage[];
+  /** The transcript the model sees (shared chunks; read it with `transcriptMessages`). */
+  messages: Transcript;
+  /** The messages this run added, prompts included. */
+  newMessages: Transcript;
   prompts: AgentMessage[];
   pending: AgentMessage[];
   model: Model;
@@ -141,9 +144,9 @@ export function changedBatch(context: AgentLoopContext, changes: Partial<ToolBat
   return { batch: { ...(context.batch as ToolBatch), ...changes } };
 }
 
-/** The transcript after appending `added`, as new arrays. */
+/** The transcript after appending `added`: new values sharing the old chunks. */
 export function appended(context: AgentLoopContext, added: AgentMessage[]): Pick<AgentLoopContext, "messages" | "newMessages"> {
-  return { messages: context.messages.concat(added), newMessages: context.newMessages.concat(added) };
+  return { messages: appendMessages(context.messages, added), newMessages: appendMessages(context.newMessages, added) };
 }
 
 export const newBatch = (

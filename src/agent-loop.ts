@@ -5,6 +5,7 @@
  */
 import { createActor, type Actor, type AnyActorRef, type InspectionEvent, type Observer, type Snapshot } from "xstate";
 import { agentLoopMachine, type AgentLoopOutput } from "../machines/agent-loop.machine.js";
+import { transcriptMessages } from "../machines/transcript.js";
 import { createRequestModelActor } from "./actors/request-model.js";
 import {
   createAfterToolCallActor,
@@ -159,7 +160,7 @@ function runActor(actor: AgentLoopActor, deliver: (event: AgentEvent) => void): 
       complete: () => resolve(actor.getSnapshot().output as AgentLoopOutput),
       error: (error: unknown) => {
         // A fault in the loop itself: end the protocol cleanly instead of leaving the caller hanging.
-        const messages = actor.getSnapshot().context.newMessages;
+        const messages = transcriptMessages(actor.getSnapshot().context.newMessages);
         const errorMessage = `loopchart internal error: ${error instanceof Error ? error.message : String(error)}`;
         if (!ended) deliver({ type: "agent_end", messages, exitReason: "error", errorMessage });
         resolve({ exitReason: "error", messages, errorMessage });

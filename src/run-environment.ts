@@ -10,6 +10,7 @@ import type { AnyActorRef } from "xstate";
 import type { AgentLoopContext } from "../machines/agent-loop.machine.js";
 import type { AgentContext, AgentLoopConfig, AgentTool, AssistantMessage, StreamFn, Tool } from "./types.js";
 import { toJsonSchema } from "./validation.js";
+import { transcriptMessages } from "../machines/transcript.js";
 
 /** System id of a run's loop actor: the actors read the loop's current snapshot through it. */
 export const LOOP_SYSTEM_ID = "agentLoop";
@@ -66,7 +67,7 @@ export function loopContext(system: AnyActorRef["system"]): AgentLoopContext {
 /** The pi-shaped context hooks receive: the loop's system prompt and transcript, and the run's tools. */
 export function hookContext(services: RunServices, loop: AgentLoopContext): AgentContext {
   const tools = services.tools();
-  return { systemPrompt: loop.systemPrompt, messages: loop.messages, ...(tools ? { tools } : {}) };
+  return { systemPrompt: loop.systemPrompt, messages: transcriptMessages(loop.messages), ...(tools ? { tools } : {}) };
 }
 
 /** The assistant message whose calls are being run. */

@@ -18,6 +18,7 @@ import { errorText } from "../../machines/tool-call.machine.js";
 import type { AgentEvent, AssistantMessage, Context, Message, SimpleStreamOptions } from "../types.js";
 import type { RunServices } from "../run-environment.js";
 import { failedResponse } from "../messages.js";
+import { transcriptMessages } from "../../machines/transcript.js";
 import { REQUEST_ABORTED_MESSAGE } from "../providers/assistant-stream.js";
 
 const LLM_ROLES = new Set(["user", "assistant", "toolResult"]);
@@ -82,7 +83,8 @@ function checkFinalMessage(value: unknown, eventType: string): AssistantMessage 
 
 async function openStream(services: RunServices, input: RequestModelInput) {
   const { config, signal } = services;
-  const transformed = config.transformContext ? await config.transformContext(input.messages, signal) : input.messages;
+  const messages = transcriptMessages(input.messages);
+  const transformed = config.transformContext ? await config.transformContext(messages, signal) : messages;
   if (!Array.isArray(transformed)) throw new TypeError(`transformContext must return an array of messages, got ${errorText(transformed)}`);
   const llmMessages = checkLlmMessages(await config.convertToLlm(transformed));
   const tools = services.declaredTools();

@@ -7,13 +7,14 @@ import { fromPromise } from "xstate";
 import type { NextTurnUpdate, TurnHookInput } from "../../machines/events.js";
 import type { AgentMessage, ShouldStopAfterTurnContext } from "../types.js";
 import { type RunServices } from "../run-environment.js";
+import { transcriptMessages } from "../../machines/transcript.js";
 
 function turnContext(services: RunServices, input: TurnHookInput): ShouldStopAfterTurnContext {
   return {
     message: input.message,
     toolResults: input.toolResults,
-    context: { systemPrompt: input.systemPrompt, messages: input.messages, ...(services.tools() ? { tools: services.tools() } : {}) },
-    newMessages: input.newMessages,
+    context: { systemPrompt: input.systemPrompt, messages: transcriptMessages(input.messages), ...(services.tools() ? { tools: services.tools() } : {}) },
+    newMessages: transcriptMessages(input.newMessages),
   };
 }
 

@@ -121,7 +121,7 @@ describe("dispatching a batch", () => {
     const seventy = Array.from({ length: 70 }, (_, index) => ({
       id: `call-${index}`,
       name: "echo",
-      arguments: { text: `t${index}`, delayMs: 70 - index },
+      arguments: { text: `t${index}`, delayMs: 2 * (70 - index) },
     }));
 
     it("runs every call once, in parallel, and appends the results in source order", async () => {

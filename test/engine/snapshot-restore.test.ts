@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { Type } from "typebox";
 import { createActor, type AnyActorRef } from "xstate";
 import { toolCallMachine } from "../../machines/tool-call.machine.js";
+import { transcriptMessages, type Transcript } from "../../machines/transcript.js";
 import { createExecuteToolActor, createPrepareArgumentsAction } from "../../src/actors/tool-call-actors.js";
 import { createAgentLoopActor } from "../../src/index.js";
 import { createRunServices } from "../../src/run-environment.js";
@@ -126,9 +127,9 @@ async function run(scenario: Scenario, snapshot?: unknown): Promise<{ output: Fi
 }
 
 /** Ids of the calls settled in a persisted snapshot: their results are in the transcript or the batch. */
-function settledCallIds(snapshot: { context: { messages: AgentMessage[]; batch?: { results: ({ toolCallId: string } | null)[] } } }): Set<string> {
+function settledCallIds(snapshot: { context: { messages: Transcript; batch?: { results: ({ toolCallId: string } | null)[] } } }): Set<string> {
   const ids = new Set<string>();
-  for (const message of snapshot.context.messages) if (message.role === "toolResult") ids.add(message.toolCallId);
+  for (const message of transcriptMessages(snapshot.context.messages)) if (message.role === "toolResult") ids.add(message.toolCallId);
   for (const result of snapshot.context.batch?.results ?? []) if (result) ids.add(result.toolCallId);
   return ids;
 }

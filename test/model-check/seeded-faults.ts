@@ -4,6 +4,7 @@
  */
 import { assign, enqueueActions } from "xstate";
 import { agentLoopMachine, type AgentLoopContext, type ToolBatch } from "../../machines/agent-loop.machine.js";
+import { appended } from "../../machines/loop-context.js";
 import type { ToolResultMessage } from "../../src/types.js";
 
 type FaultyMachine = typeof agentLoopMachine;
@@ -68,8 +69,7 @@ export const appendsInCompletionOrder: FaultyMachine = agentLoopMachine.provide(
       }
       if (ready.length === 0) return;
       enqueue.assign({
-        messages: [...context.messages, ...ready],
-        newMessages: [...context.newMessages, ...ready],
+        ...appended(context, ready),
         batch: { ...batch, appended: batch.appended + ready.length },
         toolResults: [...context.toolResults, ...ready],
       });
