@@ -159,7 +159,8 @@ function createAgentStream(): EventStream<AgentEvent, AgentMessage[]> {
 function streamRun(options: CreateAgentLoopActorOptions): EventStream<AgentEvent, AgentMessage[]> {
   const stream = createAgentStream();
   const deliver = (event: AgentEvent) => stream.push(event);
-  const actor = createAgentLoopActor({ ...options, onEvent: deliver });
+  const inspect = options.inspect ?? options.config.inspect;
+  const actor = createAgentLoopActor({ ...options, ...(inspect ? { inspect } : {}), onEvent: deliver });
   void runActor(actor, deliver).then((output) => stream.end(output.messages));
   return stream;
 }
@@ -264,7 +265,8 @@ export async function runAgentLoopContinue(
 /** Runs to the end, delivering events to an ordered sink; resolves once the sink settled. */
 async function runIntoSink(options: Omit<CreateAgentLoopActorOptions, "onEvent">, emit: AgentEventSink): Promise<AgentMessage[]> {
   const sink = orderedSink(emit);
-  const output = await runActor(createAgentLoopActor({ ...options, onEvent: sink.deliver }), sink.deliver);
+  const inspect = options.inspect ?? options.config.inspect;
+  const output = await runActor(createAgentLoopActor({ ...options, ...(inspect ? { inspect } : {}), onEvent: sink.deliver }), sink.deliver);
   await sink.drained();
   return output.messages;
 }

@@ -41,4 +41,10 @@ export {
   type ModelCheckViolation,
 } from "./model-check/index.js";
 export { toMermaid } from "./inspection/to-mermaid.js";
+export {
+  MAX_INSPECTED_STRING_LENGTH,
+  sanitizeInspectionEvent,
+  sanitizeValue,
+  type SanitizedInspectionEvent,
+} from "./inspection/sanitize.js";
 export type * from "./types.js";
