@@ -48,3 +48,7 @@ export {
   type SanitizedInspectionEvent,
 } from "./inspection/sanitize.js";
 export type * from "./types.js";
+export { TRACE_FLUSH_CHARS, recordTrace, type RecordTraceOptions, type TraceRecorder } from "./inspection/record-trace.js";
+export { loadTrace, parseTrace, type Trace } from "./cli/trace-reader.js";
+export { TraceFormatError } from "./cli/trace-format-error.js";
+export { TRACE_FORMAT_VERSION, type TraceEnd, type TraceEventLine, type TraceHeader, type TraceInspectionLine } from "./cli/trace-format.js";

@@ -1,3 +1,4 @@
+import type { InspectionEvent } from "xstate";
 import { agentLoop } from "../index.js";
 import type { AgentEvent, AgentMessage, AgentTool, ExitReason, Message } from "../types.js";
 import type { CliIo } from "./cli-io.js";
@@ -99,6 +100,7 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
         ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
         apiKey: resolved.apiKey,
         getApiKey: () => resolved.apiKey,
+        ...(trace ? { inspect: (event: InspectionEvent) => trace.inspect(event) } : {}),
       },
       controller.signal,
       resolved.streamFn,
