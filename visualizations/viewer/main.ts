@@ -122,6 +122,7 @@ function renderTimeline(state: ReturnType<typeof stateAt>) {
   const errors = new Set<string>();
   for (const r of records) if ("event" in r && r.event.type === "tool_execution_end" && r.event.isError === true) errors.add(String(r.event.toolCallId));
   const all = stateAt(records.length - 1);
+  const seen = new Set<string>();
   const lanes = all.order.filter((s) => all.actors.get(s)?.machineId === "agentLoop" || all.actors.get(s)?.machineId === "toolCall");
   for (const session of lanes) {
     const actor = all.actors.get(session) as Actor;
@@ -129,6 +130,7 @@ function renderTimeline(state: ReturnType<typeof stateAt>) {
     lane.append(el("span", { class: "label", title: actor.actorId }, actor.machineId === "agentLoop" ? "loop" : actor.actorId));
     const box = svg("svg", { viewBox: "0 0 1000 20", preserveAspectRatio: "none" });
     for (const span of spansOf(session, end)) {
+      seen.add(span.state);
       const rect = svg("rect", { x: x(span.from), y: 2, width: Math.max(x(span.to) - x(span.from), 1.5), height: 16, fill: colorOf(span.state), "data-state": span.state });
       const title = svg("title", {});
       title.textContent = span.state;
@@ -147,6 +149,16 @@ function renderTimeline(state: ReturnType<typeof stateAt>) {
     lane.setAttribute("data-current", current === undefined ? "" : topState(current));
     root.append(lane);
   }
+  const legend = el("div", { class: "legend" });
+  for (const state of seen) {
+    const item = el("span", { class: "key" }, state);
+    item.style.borderLeft = `12px solid ${colorOf(state)}`;
+    legend.append(item);
+  }
+  const mark = el("span", { class: "key" }, "● isError result");
+  mark.style.color = "#d32f2f";
+  legend.append(mark);
+  root.append(legend);
 }
 
 function text(content: unknown): string {
