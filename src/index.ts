@@ -52,3 +52,4 @@ export { TRACE_FLUSH_CHARS, recordTrace, type RecordTraceOptions, type TraceReco
 export { loadTrace, parseTrace, type Trace } from "./cli/trace-reader.js";
 export { TraceFormatError } from "./cli/trace-format-error.js";
 export { TRACE_FORMAT_VERSION, type TraceEnd, type TraceEventLine, type TraceHeader, type TraceInspectionLine } from "./cli/trace-format.js";
+export { TELEMETRY_TRACER_NAME, createTelemetrySink, telemetryFor } from "./inspection/telemetry.js";
