@@ -17,6 +17,7 @@ import { createTurnHookActors, sequentialToolNames } from "./actors/turn-hook-ac
 import { toolCallMachine } from "../machines/tool-call.machine.js";
 import { callGroupMachine } from "../machines/call-group.machine.js";
 import { EventStream } from "./event-stream.js";
+import { telemetryFor } from "./inspection/telemetry.js";
 import { streamByModelApi } from "./providers/stream-by-api.js";
 import { assertContinuable, assertLoopInput } from "./loop-input.js";
 import { createRunServices, LOOP_SYSTEM_ID, type RunServices } from "./run-environment.js";
@@ -179,8 +180,10 @@ function createAgentStream(): EventStream<AgentEvent, AgentMessage[]> {
 
 function streamRun(options: CreateAgentLoopActorOptions): EventStream<AgentEvent, AgentMessage[]> {
   const stream = createAgentStream();
-  const deliver = (event: AgentEvent) => stream.push(event);
-  const actor = createAgentLoopActor({ ...options, onEvent: deliver });
+  const telemetry = telemetryFor(options.config);
+  const deliver = (event: AgentEvent) => (telemetry?.(event), stream.push(event));
+  const inspect = options.inspect ?? options.config.inspect;
+  const actor = createAgentLoopActor({ ...options, ...(inspect ? { inspect } : {}), onEvent: deliver });
   void runActor(actor, deliver).then((output) => stream.end(output.messages));
   return stream;
 }
@@ -284,8 +287,10 @@ export async function runAgentLoopContinue(
 
 /** Runs to the end, delivering events to an ordered sink; resolves once the sink settled. */
 async function runIntoSink(options: Omit<CreateAgentLoopActorOptions, "onEvent">, emit: AgentEventSink): Promise<AgentMessage[]> {
-  const sink = orderedSink(emit);
-  const output = await runActor(createAgentLoopActor({ ...options, onEvent: sink.deliver }), sink.deliver);
+  const telemetry = telemetryFor(options.config);
+  const sink = orderedSink(telemetry ? (event) => (telemetry(event), emit(event)) : emit);
+  const inspect = options.inspect ?? options.config.inspect;
+  const output = await runActor(createAgentLoopActor({ ...options, ...(inspect ? { inspect } : {}), onEvent: sink.deliver }), sink.deliver);
   await sink.drained();
   return output.messages;
 }

@@ -36,4 +36,15 @@ export {
   type ToolCallContext,
 } from "../machines/index.js";
 export { toMermaid } from "./inspection/to-mermaid.js";
+export {
+  MAX_INSPECTED_STRING_LENGTH,
+  sanitizeInspectionEvent,
+  sanitizeValue,
+  type SanitizedInspectionEvent,
+} from "./inspection/sanitize.js";
 export type * from "./types.js";
+export { TRACE_FLUSH_CHARS, recordTrace, type RecordTraceOptions, type TraceRecorder } from "./inspection/record-trace.js";
+export { loadTrace, parseTrace, type Trace } from "./cli/trace-reader.js";
+export { TraceFormatError } from "./cli/trace-format-error.js";
+export { TRACE_FORMAT_VERSION, type TraceEnd, type TraceEventLine, type TraceHeader, type TraceInspectionLine } from "./cli/trace-format.js";
+export { TELEMETRY_TRACER_NAME, createTelemetrySink, telemetryFor } from "./inspection/telemetry.js";

@@ -18,6 +18,7 @@ import type {
   ThinkingLevel as LlmThinkingLevel,
 } from "./llm-types.js";
 import type { InferToolArgs, ToolParameters } from "./schema-types.js";
+import type { InspectionEvent, Observer } from "xstate";
 
 export type * from "./llm-types.js";
 export type { InferToolArgs, JsonSchema, ToolParameters } from "./schema-types.js";
@@ -203,6 +204,13 @@ export interface AgentLoopConfig extends SimpleStreamOptions {
   maxTurns?: number;
   /** loopchart: reasoning level; `"off"` sends none. Overrides `reasoning` when set. */
   thinkingLevel?: ThinkingLevel;
+  /**
+   * loopchart: an XState inspector that sees every actor of the run (loop, batch, each call,
+   * each invoked actor), e.g. `createWebSocketInspector({ url }).inspect` from `@statelyai/inspect`
+   * or `recordTrace({ file }).inspect`. Raw events carry live context: wrap with
+   * `sanitizeInspectionEvent` (loopchart) before sending them anywhere.
+   */
+  inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 }
 
 /** Why a run ended. */

@@ -1,11 +1,18 @@
-/** The machines whose diagrams are generated into this folder, and their files. */
+/**
+ * The machines whose diagrams are generated into this folder, and their files: every
+ * state machine exported by machines/index.ts, named after its id in kebab case
+ * (`agentLoop` → `agent-loop.mmd`). A machine added there gets a diagram without edits here.
+ */
 import type { AnyStateMachine } from "xstate";
-import { agentLoopMachine } from "../machines/agent-loop.machine.js";
-import { callGroupMachine } from "../machines/call-group.machine.js";
-import { toolCallMachine } from "../machines/tool-call.machine.js";
+import * as machines from "../machines/index.js";
 
-export const DIAGRAMS: readonly { file: string; machine: AnyStateMachine }[] = [
-  { file: "agent-loop.mmd", machine: agentLoopMachine },
-  { file: "tool-call.mmd", machine: toolCallMachine },
-  { file: "call-group.mmd", machine: callGroupMachine },
-];
+function isStateMachine(value: unknown): value is AnyStateMachine {
+  return typeof value === "object" && value !== null && "root" in value && "config" in value && "provide" in value;
+}
+
+const kebab = (id: string): string => id.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
+export const DIAGRAMS: readonly { file: string; machine: AnyStateMachine }[] = Object.values(machines as Record<string, unknown>)
+  .filter(isStateMachine)
+  .map((machine) => ({ file: `${kebab(machine.id)}.mmd`, machine }))
+  .sort((a, b) => (a.machine.id === "agentLoop" ? -1 : b.machine.id === "agentLoop" ? 1 : a.file.localeCompare(b.file)));

@@ -14,6 +14,8 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   run: async () => (await import("./run-command.js")).runCommand,
   demo: async () => (await import("./demo-command.js")).demoCommand,
   replay: async () => (await import("./replay-command.js")).replayCommand,
+  inspect: async () => (await import("./serve-commands.js")).inspectCommand,
+  view: async () => (await import("./serve-commands.js")).viewCommand,
 };
 
 /**

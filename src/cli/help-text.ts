@@ -7,6 +7,8 @@ Usage:
   loopchart run [options] "<prompt>"   run one prompt with tools in a directory
   loopchart demo [options]             offline demo: the scripted model in a fresh temp workspace
   loopchart replay <trace.jsonl>       re-render a recorded trace in the terminal
+  loopchart view <trace.jsonl>         serve a recorded trace in the offline viewer (--port N, --host H)
+  loopchart inspect                    serve the viewer and accept live runs over WebSocket (--port N, --host H)
   loopchart --help | <command> --help
 
 Examples:
@@ -51,6 +53,7 @@ Options:
                                error (with backoff). Default: the provider's (2).  e.g. --max-retries 0
       --trace <file>           Record the run as JSONL (docs/TRACE_FORMAT.md), API keys redacted.
                                e.g. --trace runs/today.jsonl   then: loopchart replay runs/today.jsonl
+      --inspect <ws-url>       Send the run live to a loopchart inspect server, e.g. --inspect ws://127.0.0.1:4242
       --json                   Print every agent event as one JSON line on stdout instead.
                                e.g. --json | jq -c 'select(.type == "tool_execution_end")'
   -h, --help                   Show this help.

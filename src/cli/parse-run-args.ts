@@ -23,6 +23,8 @@ export interface RunArgs {
   maxRetries?: number;
   /** Absolute path of the trace file, when `--trace` was given. */
   tracePath?: string;
+  /** `--inspect ws://127.0.0.1:N`: a `loopchart inspect` server to send the run to live. */
+  inspectUrl?: string;
   json: boolean;
 }
 
@@ -37,6 +39,7 @@ export const RUN_OPTIONS = {
   "max-turns": { type: "string" },
   "max-retries": { type: "string" },
   trace: { type: "string" },
+  inspect: { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -69,6 +72,7 @@ export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs 
     maxTurns: typeof values["max-turns"] === "string" ? parsePositiveInt("--max-turns", values["max-turns"]) : undefined,
     maxRetries: typeof values["max-retries"] === "string" ? parseNonNegativeInt("--max-retries", values["max-retries"]) : undefined,
     tracePath: typeof values.trace === "string" ? resolve(baseDir, nonEmpty(values.trace, "--trace")) : undefined,
+    inspectUrl: typeof values.inspect === "string" ? wsUrl(values.inspect) : undefined,
     json: values.json === true,
   };
 }
@@ -90,4 +94,9 @@ function checkDirectory(path: string): void {
     // reported below
   }
   if (!isDirectory) throw new UsageError(`--cwd expects an existing directory; ${path} is not one.`);
+}
+
+function wsUrl(value: string): string {
+  if (!/^wss?:\/\/[^\s]+$/.test(value.trim())) throw new UsageError(`--inspect expects a WebSocket URL such as ws://127.0.0.1:4242 (from loopchart inspect), got "${value}".`);
+  return value.trim();
 }

@@ -34,6 +34,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     maxTurns: parsed.maxTurns,
     maxRetries: parsed.maxRetries,
     tracePath: parsed.tracePath,
+    ...(parsed.inspectUrl === undefined ? {} : { inspectUrl: parsed.inspectUrl }),
     json: parsed.json,
     argv: ["run", ...args],
   });

@@ -1,3 +1,4 @@
+import type { InspectionEvent } from "xstate";
 import { agentLoop } from "../index.js";
 import type { AgentEvent, AgentMessage, AgentTool, ExitReason, Message } from "../types.js";
 import type { CliIo } from "./cli-io.js";
@@ -10,6 +11,7 @@ import { createRedactor } from "./redact.js";
 import type { ResolvedModel } from "./resolve-model.js";
 import { emptyRunStats, observeEvent, type RunStats } from "./run-stats.js";
 import { TraceWriter } from "./trace-writer.js";
+import { createLiveSender } from "./live-sender.js";
 import { UsageError } from "./usage-error.js";
 
 /** After Ctrl-C, how long the run may take to wind down before the CLI exits anyway. */
@@ -30,6 +32,8 @@ export interface SessionOptions {
   maxRetries?: number;
   /** Absolute path of the JSONL trace to write, if any. */
   tracePath?: string;
+  /** Where to send the run live (`--inspect`). */
+  inspectUrl?: string;
   /** `--json`: events as JSON lines instead of the human view. */
   json: boolean;
   /** The CLI's arguments, for the trace header (redacted there). */
@@ -65,6 +69,7 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
   const { io, resolved } = options;
   const redactor = createRedactor({ secrets: [resolved.apiKey], env: io.env });
   const trace = options.tracePath === undefined ? undefined : await openTrace(options, redactor);
+  const live = options.inspectUrl === undefined ? undefined : createLiveSender(options.inspectUrl, redactor, (message) => io.stderr.write(`loopchart: ${message}\n`));
   const renderer: EventRenderer = options.json
     ? createJsonRenderer({ out: io.stdout, err: io.stderr, redactor })
     : createHumanRenderer({ out: io.stdout, err: io.stderr, live: true, color: shouldColor(io.stderr.isTTY, io.env) });
@@ -99,6 +104,14 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
         ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
         apiKey: resolved.apiKey,
         getApiKey: () => resolved.apiKey,
+        ...(trace || live
+          ? {
+              inspect: (event: InspectionEvent) => {
+                trace?.inspect(event);
+                live?.inspect(event);
+              },
+            }
+          : {}),
       },
       controller.signal,
       resolved.streamFn,
@@ -117,6 +130,7 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
       const event: AgentEvent = next.value;
       const t = Date.now();
       trace?.write(event, t);
+      live?.event(event);
       observeEvent(stats, event);
       renderer.render(event, t);
       if (event.type === "agent_end") ended = true;
@@ -134,6 +148,7 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
     renderer.close();
   }
   if (failure !== undefined) io.stderr.write(`loopchart: the run failed: ${failure}\n`);
+  await live?.close();
   await trace?.close({ exitReason: stats.exitReason, exitCode, ...(failure === undefined ? {} : { error: failure }) });
   return { exitCode, exitReason: stats.exitReason, stats, tracePath: trace?.path };
 }

@@ -1,4 +1,4 @@
-/** A trace file that does not follow docs/TRACE_FORMAT.md; the message names the line. */
+/** A trace file that does not follow docs/TRACE_FORMAT.md; the message names the file (when known) and the line. */
 export class TraceFormatError extends Error {
   override readonly name = "TraceFormatError";
 
@@ -6,7 +6,9 @@ export class TraceFormatError extends Error {
     message: string,
     /** 1-based line number of the offending line. */
     readonly line: number,
+    /** The file the trace was read from, when it came from one. */
+    readonly file?: string,
   ) {
-    super(`line ${line}: ${message}`);
+    super(`${file === undefined ? "" : `${file}:`}line ${line}: ${message}`);
   }
 }

@@ -1,41 +1,52 @@
+import type { SanitizedInspectionEvent } from "../inspection/sanitize.js";
 import type { AgentEvent, ExitReason } from "../types.js";
 
-/** The version written in every trace header; bumped on incompatible changes. */
-export const TRACE_FORMAT_VERSION = 1;
+/** The version written in every trace header; bumped on incompatible changes. Readers also accept {@link READABLE_TRACE_VERSIONS}. */
+export const TRACE_FORMAT_VERSION = 2;
+
+/** Versions `parseTrace` reads: 1 (agent events only) and 2 (agent and inspection events). */
+export const READABLE_TRACE_VERSIONS = [1, 2] as const;
 
 /** The first line of a trace file. See docs/TRACE_FORMAT.md. */
 export interface TraceHeader {
   type: "trace_header";
-  version: typeof TRACE_FORMAT_VERSION;
+  version: (typeof READABLE_TRACE_VERSIONS)[number];
   /** ISO 8601 time the run started. */
   startedAt: string;
-  /** The model as given on the command line, `<provider>/<id>`. */
-  model: string;
+  /** The model as given on the command line, `<provider>/<id>` (optional from version 2: `recordTrace` may not know it). */
+  model?: string;
   /** The working directory of the tools. */
-  cwd: string;
+  cwd?: string;
   /** The CLI's arguments, secrets redacted. */
-  argv: string[];
+  argv?: string[];
   /** Names of the tools offered to the model. */
   tools?: string[];
   /** Turn limit, when one was set. */
   maxTurns?: number;
 }
 
-/** One agent event and the wall-clock time (ms since the epoch) the CLI received it. */
+/** One agent event and the wall-clock time (ms since the epoch) the recorder received it. */
 export interface TraceEventLine {
   t: number;
   event: AgentEvent;
 }
 
-/** The last line of a complete trace: how the run ended. Missing when the CLI was killed. */
+/** Version 2: one XState inspection event (sanitized; loop snapshots summarized) and when it happened. */
+export interface TraceInspectionLine {
+  t: number;
+  inspect: SanitizedInspectionEvent;
+}
+
+/** The last line of a complete trace: how the run ended. Missing when the recorder was killed. */
 export interface TraceEnd {
   type: "trace_end";
   t: number;
   exitReason?: ExitReason;
-  exitCode: number;
+  /** The CLI's exit code (absent in traces written by `recordTrace`). */
+  exitCode?: number;
   /** The CLI's own failure, when the run did not end through `agent_end`. */
   error?: string;
 }
 
 /** Any line of a trace file. */
-export type TraceLine = TraceHeader | TraceEventLine | TraceEnd;
+export type TraceLine = TraceHeader | TraceEventLine | TraceInspectionLine | TraceEnd;

@@ -1,58 +1,93 @@
+import { readFile } from "node:fs/promises";
 import type { AgentEvent, AssistantMessage } from "../types.js";
 import { TraceFormatError } from "./trace-format-error.js";
-import { TRACE_FORMAT_VERSION, type TraceEnd, type TraceEventLine, type TraceHeader } from "./trace-format.js";
+import {
+  READABLE_TRACE_VERSIONS,
+  TRACE_FORMAT_VERSION,
+  type TraceEnd,
+  type TraceEventLine,
+  type TraceHeader,
+  type TraceInspectionLine,
+} from "./trace-format.js";
+import { describeIssue, traceEndSchema, traceEventSchema, traceHeaderSchema, traceInspectionSchema } from "./trace-schema.js";
 
 /** A parsed trace. */
 export interface Trace {
   header: TraceHeader;
-  /** Events in file order, with `message_update` partials restored. */
+  /** Agent events in file order, with `message_update` partials restored. */
   events: TraceEventLine[];
-  /** Undefined when the trace was cut off (the CLI was killed mid-run). */
+  /** Agent and inspection lines interleaved in file order (version 1 traces hold agent events only). */
+  records: (TraceEventLine | TraceInspectionLine)[];
+  /** Undefined when the trace was cut off (the recorder was killed mid-run). */
   end?: TraceEnd;
 }
 
 /**
- * Parses a JSONL trace. Throws {@link TraceFormatError} naming the first bad line: not
- * JSON, no header first, an unsupported version, or a line that is neither an event
- * nor the `trace_end` line. A final line without a newline (a cut-off write) is ignored.
+ * Parses a JSONL trace of version 1 or 2, validating every line against its schema.
+ * Throws {@link TraceFormatError} naming `file` (when given) and the first bad line: not
+ * JSON, no header first, an unsupported version, or a line that is not an agent event,
+ * an inspection event or the `trace_end` line. A final line without a newline (a cut-off
+ * write) is ignored.
  */
-export function parseTrace(text: string): Trace {
+export function parseTrace(text: string, file?: string): Trace {
   const lines = text.split("\n");
   // The element after the last newline is "" for a complete file, or a cut-off line.
   lines.pop();
-  if (lines.length === 0) throw new TraceFormatError("the file is empty; expected a trace_header line", 1);
+  const fail = (message: string, line: number): never => {
+    throw new TraceFormatError(message, line, file);
+  };
+  if (lines.length === 0) fail("the file is empty; expected a trace_header line", 1);
 
-  const header = parseLine(lines[0], 1);
-  if (!isRecord(header) || header.type !== "trace_header") {
-    throw new TraceFormatError('expected the first line to be {"type":"trace_header",…}', 1);
+  const first = parseLine(lines[0], 1, file);
+  if (!isRecord(first) || first.type !== "trace_header") fail('expected the first line to be {"type":"trace_header",…}', 1);
+  const version = (first as Record<string, unknown>).version;
+  if (!(READABLE_TRACE_VERSIONS as readonly unknown[]).includes(version)) {
+    fail(`unsupported trace version ${String(version)}; this loopchart reads versions ${READABLE_TRACE_VERSIONS.join(" and ")} (writes ${TRACE_FORMAT_VERSION})`, 1);
   }
-  if (header.version !== TRACE_FORMAT_VERSION) {
-    throw new TraceFormatError(`unsupported trace version ${String(header.version)}; this loopchart reads version ${TRACE_FORMAT_VERSION}`, 1);
-  }
+  const header = traceHeaderSchema.safeParse(first);
+  if (!header.success) fail(`bad trace_header: ${describeIssue(header.error)}`, 1);
 
   const events: TraceEventLine[] = [];
+  const records: (TraceEventLine | TraceInspectionLine)[] = [];
   let end: TraceEnd | undefined;
   for (let index = 1; index < lines.length; index += 1) {
     const lineNumber = index + 1;
     if (lines[index].trim() === "") continue;
-    const value = parseLine(lines[index], lineNumber);
+    const value = parseLine(lines[index], lineNumber, file);
     if (isRecord(value) && value.type === "trace_end") {
+      const parsed = traceEndSchema.safeParse(value);
+      if (!parsed.success) fail(`bad trace_end line: ${describeIssue(parsed.error)}`, lineNumber);
       end = value as unknown as TraceEnd;
       continue;
     }
-    if (!isRecord(value) || typeof value.t !== "number" || !isRecord(value.event) || typeof value.event.type !== "string") {
-      throw new TraceFormatError('expected {"t":<ms>,"event":{"type":…}} or a trace_end line', lineNumber);
+    if (isRecord(value) && "inspect" in value && version !== 1) {
+      const parsed = traceInspectionSchema.safeParse(value);
+      if (!parsed.success) fail(`bad inspection line: ${describeIssue(parsed.error)}`, lineNumber);
+      records.push(value as unknown as TraceInspectionLine);
+      continue;
     }
-    events.push({ t: value.t, event: restoreEvent(value.event as unknown as AgentEvent) });
+    if (!isRecord(value) || typeof value.t !== "number" || !isRecord(value.event) || typeof value.event.type !== "string") {
+      fail(`expected {"t":<ms>,"event":{"type":…}}${version === 1 ? "" : ', {"t":<ms>,"inspect":{…}}'} or a trace_end line`, lineNumber);
+    }
+    const parsed = traceEventSchema.safeParse(value);
+    if (!parsed.success) fail(`bad agent event: ${describeIssue(parsed.error)}`, lineNumber);
+    const line = { t: (value as { t: number }).t, event: restoreEvent((value as { event: AgentEvent }).event) };
+    events.push(line);
+    records.push(line);
   }
-  return { header: header as unknown as TraceHeader, events, end };
+  return { header: first as unknown as TraceHeader, events, records, end };
 }
 
-function parseLine(line: string, lineNumber: number): unknown {
+/** Reads and parses a trace file; a bad line throws {@link TraceFormatError} naming `path` and the line. File-system errors reject as they are. */
+export async function loadTrace(path: string): Promise<Trace> {
+  return parseTrace(await readFile(path, "utf8"), path);
+}
+
+function parseLine(line: string, lineNumber: number, file: string | undefined): unknown {
   try {
     return JSON.parse(line) as unknown;
   } catch (error) {
-    throw new TraceFormatError(`not valid JSON (${(error as Error).message})`, lineNumber);
+    throw new TraceFormatError(`not valid JSON (${(error as Error).message})`, lineNumber, file);
   }
 }
 

@@ -1,9 +1,11 @@
 import { createWriteStream, type WriteStream } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
+import type { InspectionEvent } from "xstate";
+import { toTraceInspection } from "../inspection/trace-record.js";
 import type { AgentEvent } from "../types.js";
 import type { Redactor } from "./redact.js";
-import type { TraceEnd, TraceHeader } from "./trace-format.js";
+import { TRACE_FORMAT_VERSION, type TraceEnd, type TraceHeader } from "./trace-format.js";
 
 /** Options of {@link TraceWriter.open}. */
 export interface TraceWriterOptions {
@@ -16,7 +18,7 @@ export interface TraceWriterOptions {
 
 /**
  * Writes a JSONL trace of a run to disk as it happens (docs/TRACE_FORMAT.md): the header,
- * then `{ t, event }` per agent event, then a `trace_end` line on {@link close}.
+ * then `{ t, event }` per agent event and `{ t, inspect }` per inspection event passed to {@link inspect}, then a `trace_end` line on {@link close}.
  *
  * Lines are handed to an `fs.WriteStream` at once; `close` waits until everything is on
  * disk. `message_update` events are written without `assistantMessageEvent.partial`,
@@ -44,7 +46,7 @@ export class TraceWriter {
       stream.once("error", reject);
     });
     const writer = new TraceWriter(path, stream, redactor);
-    const full: TraceHeader = { type: "trace_header", version: 1, ...header };
+    const full: TraceHeader = { type: "trace_header", version: TRACE_FORMAT_VERSION, ...header };
     writer.writeLine(full);
     return writer;
   }
@@ -52,6 +54,12 @@ export class TraceWriter {
   /** Appends one event line. Ignored after {@link close}. */
   write(event: AgentEvent, t: number = Date.now()): void {
     this.writeLine({ t, event: compactEvent(event) });
+  }
+
+  /** Appends one inspection line (sanitized, snapshots summarized). Ignored after {@link close}; kinds traces leave out are skipped. */
+  inspect(event: InspectionEvent, t: number = Date.now()): void {
+    const record = toTraceInspection(event);
+    if (record !== undefined) this.writeLine({ t, inspect: record });
   }
 
   /** Writes the `trace_end` line and resolves once the file is flushed and closed. Idempotent. */

@@ -2,7 +2,8 @@
  * Draws a machine definition as a Mermaid `stateDiagram-v2`: every state (compound
  * states as nested blocks), the initial state of each level, and every transition
  * of the definition — one edge per guarded branch, labelled `event [guard]`
- * (targetless transitions of the root, such as `run.abort`, become a comment).
+ * (targetless transitions of the root, such as `run.abort`, are drawn as a self-loop on an
+ * `(any state)` node: they are handled wherever the machine is).
  * Deterministic, so generated diagrams can be checked into the repository and
  * compared in tests.
  */
@@ -34,6 +35,8 @@ function declare(node: AnyStateNode, indent: string, lines: string[]): void {
 export function toMermaid(machine: AnyStateMachine): string {
   const lines = ["stateDiagram-v2"];
   declare(machine.root, "  ", lines);
+  const anyState = `${idOf(machine.root)}__any`;
+  let anyDeclared = false;
   for (const { definition } of machineTransitions(machine)) {
     const guard = definition.guard as unknown;
     const guardText =
@@ -48,7 +51,9 @@ export function toMermaid(machine: AnyStateMachine): string {
     const label = [event, guardText ? `[${guardText}]` : ""].filter(Boolean).join(" ");
     const targets = (definition.target as AnyStateNode[] | undefined) ?? [];
     if (definition.source === machine.root && targets.length === 0) {
-      lines.push(`  %% in every state: ${label}`);
+      if (!anyDeclared) lines.push(`  state "(any state)" as ${anyState}`);
+      anyDeclared = true;
+      lines.push(`  ${anyState} --> ${anyState}${label ? `: ${label}` : ""}`);
       continue;
     }
     const source = idOf(definition.source);

@@ -50,9 +50,11 @@ describe("loopchart demo (the job of npm start)", { timeout: 60_000 }, () => {
   it("should write a trace whose every line parses, header first and end line last", async () => {
     expect(existsSync(tracePath)).toBe(true);
     const lines = (await readFile(tracePath, "utf8")).trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines[0]).toMatchObject({ type: "trace_header", version: 1, model: "scripted/demo", argv: ["demo"], tools: ["read", "bash", "edit", "write"] });
+    expect(lines[0]).toMatchObject({ type: "trace_header", version: 2, model: "scripted/demo", argv: ["demo"], tools: ["read", "bash", "edit", "write"] });
     expect(lines.at(-1)).toMatchObject({ type: "trace_end", exitReason: "completed", exitCode: 0 });
-    const events = lines.slice(1, -1) as { t: number; event: { type: string; exitReason?: string } }[];
+    const body = lines.slice(1, -1);
+    expect(body.some((line) => "inspect" in line)).toBe(true);
+    const events = body.filter((line) => "event" in line) as { t: number; event: { type: string; exitReason?: string } }[];
     expect(events.every((line) => typeof line.t === "number" && typeof line.event.type === "string")).toBe(true);
     expect(events[0].event.type).toBe("agent_start");
     expect(events.at(-1)?.event).toMatchObject({ type: "agent_end", exitReason: "completed" });

@@ -26,7 +26,7 @@ describe("TraceWriter and parseTrace", () => {
 
     const text = await readFile(path, "utf8");
     const lines = text.trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines[0]).toMatchObject({ type: "trace_header", version: 1, model: "scripted/demo", cwd: "/w" });
+    expect(lines[0]).toMatchObject({ type: "trace_header", version: 2, model: "scripted/demo", cwd: "/w" });
     expect(lines).toHaveLength(events.length + 2);
     expect(lines.at(-1)).toMatchObject({ type: "trace_end", exitReason: "completed", exitCode: 0 });
 
@@ -64,6 +64,12 @@ describe("TraceWriter and parseTrace", () => {
     const header = JSON.stringify({ type: "trace_header", version: 1, startedAt: "", model: "m/x", cwd: "/", argv: [] });
     expect(() => parseTrace(`${header}\n{"t":1,"event":{"type":"agent_start"}}\nnot json\n`)).toThrow(/line 3: not valid JSON/);
     expect(() => parseTrace(`${header}\n{"t":1}\n`)).toThrow(/line 2/);
+    expect(() => parseTrace(`${header}\n{"t":1,"event":{"type":"tool_execution_end","toolCallId":"a"}}\n`, "run.jsonl")).toThrow(
+      /^run\.jsonl:line 2: bad agent event: event\.toolName/,
+    );
+    const v2 = JSON.stringify({ type: "trace_header", version: 2, startedAt: "" });
+    expect(() => parseTrace(`${v2}\n{"t":1,"inspect":{"type":"@xstate.actor"}}\n`, "x.jsonl")).toThrow(/^x\.jsonl:line 2: bad inspection line: inspect\.actorId/);
+    expect(() => parseTrace(`{"type":"trace_header","version":3,"startedAt":""}\n`)).toThrow(/unsupported trace version 3/);
   });
 
   it("should accept a trace cut off mid-line and report it has no end", async () => {

@@ -1,0 +1,59 @@
+/** `loopchart inspect` and `loopchart view`: serve the run viewer until interrupted. */
+import { parseArgs } from "node:util";
+import type { CliIo } from "./cli-io.js";
+import { EXIT_CODES } from "./exit-codes.js";
+import { TraceFormatError } from "./trace-format-error.js";
+import { loadTrace } from "./trace-reader.js";
+import { UsageError } from "./usage-error.js";
+import { DEFAULT_VIEWER_HOST, startViewerServer, type ViewerServer } from "./viewer-server.js";
+
+function portOf(value: string | undefined): number {
+  if (value === undefined) return 0;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port expects a port number 0-65535, got "${value}"`);
+  return port;
+}
+
+function untilInterrupted(server: ViewerServer, io: CliIo): Promise<number> {
+  return new Promise((resolve) => {
+    const remove = io.onInterrupt(() => {
+      remove();
+      void server.close().then(() => resolve(EXIT_CODES.ok));
+    });
+  });
+}
+
+/** `loopchart inspect [--port N] [--host H]`: accepts live runs over WebSocket and serves the viewer. */
+export async function inspectCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({ args: [...args], options: { port: { type: "string" }, host: { type: "string" } }, strict: true });
+  const server = await startViewerServer({ port: portOf(values.port), host: values.host ?? DEFAULT_VIEWER_HOST });
+  io.stdout.write(`Viewer: ${server.url}\nSend runs to: ${server.inspectUrl} (createWebSocketInspector({ url }) or loopchart run --inspect ${server.inspectUrl})\n`);
+  return untilInterrupted(server, io);
+}
+
+/** `loopchart view <trace.jsonl> [--port N] [--host H] [--no-open]`: serves a recorded run. A bad trace: names file and line, exit 1. */
+export async function viewCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    options: { port: { type: "string" }, host: { type: "string" }, "no-open": { type: "boolean" } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length !== 1) throw new UsageError("loopchart view expects one trace file, e.g. loopchart view run.jsonl");
+  const path = positionals[0] as string;
+  let trace;
+  try {
+    trace = await loadTrace(path);
+  } catch (error) {
+    if (error instanceof TraceFormatError) {
+      io.stderr.write(`loopchart view: not a loopchart trace: ${error.message}\n`);
+      return EXIT_CODES.error;
+    }
+    io.stderr.write(`loopchart view: cannot read ${path}: ${(error as Error).message}\n`);
+    return EXIT_CODES.error;
+  }
+  const server = await startViewerServer({ port: portOf(values.port), host: values.host ?? DEFAULT_VIEWER_HOST });
+  server.addRun(path, trace.records);
+  io.stdout.write(`Viewer: ${server.url}\n`);
+  return untilInterrupted(server, io);
+}

@@ -1,0 +1,111 @@
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWebSocketInspector } from "@statelyai/inspect";
+import { loadTrace } from "../../src/cli/trace-reader.js";
+import { startViewerServer, type ViewerServer } from "../../src/cli/viewer-server.js";
+import { viewCommand } from "../../src/cli/serve-commands.js";
+import { SAMPLE_BATCH_IDS, recordSampleRun } from "../support/sample-trace-run.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const output = join(root, "test-output", "viewer");
+
+describe.skipIf(!existsSync(CHROMIUM))("the run viewer in a browser", () => {
+  let browser: Browser;
+  let server: ViewerServer;
+  const foreign: string[] = [];
+
+  async function open(url: string): Promise<Page> {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    page.on("request", (request) => {
+      const host = new URL(request.url()).hostname;
+      if (host !== "127.0.0.1") foreign.push(request.url());
+    });
+    await page.goto(url);
+    return page;
+  }
+
+  beforeAll(async () => {
+    execFileSync(process.execPath, ["--import", "tsx", "scripts/build-viewer.ts"], { cwd: root });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    await mkdir(output, { recursive: true });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it("shows a recorded run: lanes in source order, the error mark, active states, and scrubbing", async () => {
+    const file = join(await mkdtemp(join(tmpdir(), "loopchart-view-")), "run.jsonl");
+    await recordSampleRun(file);
+    const trace = await loadTrace(file);
+    server = await startViewerServer();
+    server.addRun(file, trace.records);
+    const page = await open(server.url);
+    await page.waitForSelector(".lane[data-machine=toolCall]");
+    const lanes = await page.$$eval(".lane[data-machine=toolCall]", (nodes) => nodes.map((n) => n.getAttribute("data-actor")));
+    expect(lanes).toEqual([...SAMPLE_BATCH_IDS, "call_d"]);
+    expect(await page.$$eval("[data-error]", (nodes) => nodes.map((n) => n.getAttribute("data-error")))).toEqual(["call_b", "call_d"]);
+    expect(await page.$$eval(".lane[data-machine=agentLoop] rect", (nodes) => nodes.map((n) => n.getAttribute("data-state")))).toContain("requesting");
+    // At the end the loop is done.
+    expect(await page.$$eval('[data-machine=agentLoop] .state.active', (nodes) => nodes.map((n) => n.getAttribute("data-path")))).toContain("done");
+    await page.screenshot({ path: join(output, "recorded.png"), fullPage: true });
+
+    // Scrub to the first snapshot where call_a executes: its lane says so and the loop is in its batch state.
+    const index = trace.records.findIndex((r) => "inspect" in r && r.inspect.type === "@xstate.snapshot" && r.inspect.actorId === "call_a" && JSON.stringify(r.inspect.snapshot.value).includes("executing"));
+    expect(index).toBeGreaterThan(0);
+    await page.$eval("#scrubber", (input, value) => {
+      (input as unknown as { value: string }).value = String(value);
+      input.dispatchEvent(new Event("input"));
+    }, index);
+    expect(await page.getAttribute(".lane[data-actor=call_a]", "data-current")).toBe("executing");
+    const loopActive = await page.$$eval('[data-machine=agentLoop] .state.active', (nodes) => nodes.map((n) => n.getAttribute("data-path")));
+    expect(loopActive).not.toContain("done");
+    await page.keyboard.press("Home");
+    expect(await page.getAttribute("body", "data-cursor")).toBe("0");
+    await page.keyboard.press("ArrowRight");
+    expect(await page.getAttribute("body", "data-cursor")).toBe("1");
+    await page.keyboard.press("End");
+    expect(await page.getAttribute("body", "data-cursor")).toBe(String(trace.records.length - 1));
+    expect(foreign).toEqual([]);
+    await page.close();
+    await server.close();
+  }, 60_000);
+
+  it("shows a live run sent by createWebSocketInspector while it runs", async () => {
+    server = await startViewerServer();
+    const page = await open(server.url);
+    const inspector = createWebSocketInspector({ url: server.inspectUrl });
+    await new Promise((resolve) => setTimeout(resolve, 200)); // let the socket open (events are deferred anyway)
+    let seenWhileRunning = false;
+    const file = join(await mkdtemp(join(tmpdir(), "loopchart-live-")), "run.jsonl");
+    const run = recordSampleRun(file, { delayMs: 5, inspect: inspector.inspect.next as never });
+    await page.waitForSelector(".lane[data-machine=toolCall]", { timeout: 20_000 });
+    seenWhileRunning = true;
+    await run;
+    expect(seenWhileRunning).toBe(true);
+    await page.waitForSelector(".lane[data-actor=call_d]", { timeout: 20_000 });
+    await page.screenshot({ path: join(output, "live.png"), fullPage: true });
+    inspector.stop();
+    expect(foreign).toEqual([]);
+  }, 60_000);
+});
+
+describe("loopchart view on a corrupted trace", () => {
+  it("names file and line and exits non-zero", async () => {
+    const file = join(await mkdtemp(join(tmpdir(), "loopchart-bad-")), "bad.jsonl");
+    await writeFile(file, '{"type":"trace_header","version":2,"startedAt":""}\n{"t":1,"event":{"type":"agent_start"}}\n{oops\n');
+    let err = "";
+    const io = { stdout: { write: () => true }, stderr: { write: (s: string) => ((err += s), true) }, onInterrupt: () => () => {} };
+    const code = await viewCommand([file, "--no-open"], io as never);
+    expect(code).not.toBe(0);
+    expect(err).toContain(`${file}:line 3: not valid JSON`);
+  });
+});
