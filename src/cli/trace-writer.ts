@@ -1,6 +1,5 @@
 import { createWriteStream, type WriteStream } from "node:fs";
-import { mkdir } from "node:fs/promises";
-import { dirname } from "node:path";
+import { prepareOutputPath } from "./prepare-output-path.js";
 import type { AgentEvent } from "../types.js";
 import type { Redactor } from "./redact.js";
 import type { TraceEnd, TraceHeader } from "./trace-format.js";
@@ -24,6 +23,8 @@ export interface TraceWriterOptions {
  */
 export class TraceWriter {
   private closed = false;
+  /** The first error the file system reported while writing, if any. */
+  private failure: Error | undefined;
 
   private constructor(
     /** Where the trace is written. */
@@ -37,13 +38,16 @@ export class TraceWriter {
    * when the file cannot be created, before anything runs.
    */
   static async open({ path, header, redactor }: TraceWriterOptions): Promise<TraceWriter> {
-    await mkdir(dirname(path), { recursive: true });
+    prepareOutputPath("--trace", path);
     const stream = createWriteStream(path, { flags: "w", encoding: "utf8" });
     await new Promise<void>((resolve, reject) => {
       stream.once("open", () => resolve());
       stream.once("error", reject);
     });
     const writer = new TraceWriter(path, stream, redactor);
+    stream.on("error", (error: Error) => {
+      writer.failure ??= error;
+    });
     const full: TraceHeader = { type: "trace_header", version: 1, ...header };
     writer.writeLine(full);
     return writer;
@@ -54,19 +58,28 @@ export class TraceWriter {
     this.writeLine({ t, event: compactEvent(event) });
   }
 
-  /** Writes the `trace_end` line and resolves once the file is flushed and closed. Idempotent. */
+  /**
+   * Writes the `trace_end` line and resolves once the file is flushed and closed.
+   * Rejects with the first write error (e.g. ENOSPC on a full disk) if any line failed,
+   * so a trace that is not on disk is never reported as written. Idempotent.
+   */
   async close(end: Omit<TraceEnd, "type" | "t">, t: number = Date.now()): Promise<void> {
     if (this.closed) return;
     const line: TraceEnd = { type: "trace_end", t, ...end };
     this.writeLine(line);
     this.closed = true;
     await new Promise<void>((resolve) => {
-      this.stream.end(() => resolve());
+      if (this.stream.destroyed) resolve();
+      else {
+        this.stream.once("close", () => resolve());
+        this.stream.end();
+      }
     });
+    if (this.failure !== undefined) throw new TraceWriteError(this.path, this.failure);
   }
 
   private writeLine(value: unknown): void {
-    if (this.closed) return;
+    if (this.closed || this.failure !== undefined) return;
     this.stream.write(`${this.redactor.stringify(value)}\n`);
   }
 }
@@ -76,4 +89,16 @@ function compactEvent(event: AgentEvent): AgentEvent {
   if (event.type !== "message_update" || !("partial" in event.assistantMessageEvent)) return event;
   const { partial: _partial, ...rest } = event.assistantMessageEvent;
   return { ...event, assistantMessageEvent: rest as typeof event.assistantMessageEvent };
+}
+
+/** A trace could not be written completely; `cause` is the file system's error. */
+export class TraceWriteError extends Error {
+  override readonly name = "TraceWriteError";
+
+  constructor(
+    readonly path: string,
+    override readonly cause: Error,
+  ) {
+    super(`--trace: writing ${path} failed: ${cause.message}`);
+  }
 }
