@@ -12,3 +12,11 @@ describe("loopchart --version", () => {
     expect(result.stdout).toBe(`${manifest.version}\n`);
   });
 });
+
+describe("negative numeric options", () => {
+  it("should say the value must be ≥ 0 for demo --delay -5", async () => {
+    const result = await runCli(["demo", "--delay", "-5"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--delay must be a number ≥ 0; got -5");
+  });
+});
