@@ -1,3 +1,4 @@
+import { readPackageVersion } from "./package-version.js";
 import type { CliIo } from "./cli-io.js";
 import { EXIT_CODES } from "./exit-codes.js";
 import { MAIN_HELP } from "./help-text.js";
@@ -28,6 +29,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (command === undefined || command === "--help" || command === "-h" || command === "help") {
       (command === undefined ? io.stderr : io.stdout).write(MAIN_HELP);
       return command === undefined ? EXIT_CODES.usage : EXIT_CODES.ok;
+    }
+    if (command === "--version" || command === "-v") {
+      io.stdout.write(`${readPackageVersion()}\n`);
+      return EXIT_CODES.ok;
     }
     if (!Object.hasOwn(COMMANDS, command)) {
       throw new UsageError(`Unknown command "${command}". Expected one of: ${Object.keys(COMMANDS).join(", ")}. Run "loopchart --help".`);

@@ -1,3 +1,4 @@
+import { prepareOutputPath } from "./prepare-output-path.js";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -54,8 +55,10 @@ export async function demoCommand(args: readonly string[], io: CliIo): Promise<n
   if (positionals.length > 0) throw new UsageError(`loopchart demo takes no prompt; got "${positionals.join(" ")}". Use loopchart run for your own prompt.`);
   const json = values.json === true;
   const delayMs = typeof values.delay === "string" ? parseNonNegativeInt("--delay", values.delay) : DEMO_CHUNK_DELAY_MS;
+  const chosenTrace = typeof values.trace === "string" ? resolve(io.cwd, values.trace) : undefined;
+  if (chosenTrace !== undefined) prepareOutputPath("--trace", chosenTrace);
   const { workspace, tracePath: defaultTrace } = await createDemoWorkspace();
-  const tracePath = typeof values.trace === "string" ? resolve(io.cwd, values.trace) : defaultTrace;
+  const tracePath = chosenTrace ?? defaultTrace;
   const resolved = await resolveModel({ spec: "scripted/demo", env: io.env, cwd: io.cwd, scriptedDelayMs: delayMs });
   const toolNames = [...DEFAULT_TOOL_NAMES];
 

@@ -14,6 +14,7 @@ export interface ParsedOptions {
  * {@link UsageError} that names the bad option and points at `helpCommand`.
  */
 export function parseOptions(args: readonly string[], options: OptionsConfig, helpCommand: string): ParsedOptions {
+  rejectNegativeNumbers(args, options);
   try {
     const { values, positionals } = parseArgs({ args: [...args], options, strict: true, allowPositionals: true });
     return { values: values as ParsedOptions["values"], positionals };
@@ -43,4 +44,17 @@ export function parsePositiveInt(name: string, value: string): number {
     throw new UsageError(`${name} expects a whole number of at least 1, e.g. ${name} 8; got "${value}".`);
   }
   return Number(value);
+}
+
+/**
+ * `parseArgs` reads `--delay -5` as a missing value followed by an option `-5` ("argument is
+ * ambiguous"); every numeric option of the CLI is a count or a duration, so say what is expected.
+ */
+function rejectNegativeNumbers(args: readonly string[], options: OptionsConfig): void {
+  args.forEach((arg, index) => {
+    const next = args[index + 1];
+    if (!arg.startsWith("--") || next === undefined || !/^-\d+(\.\d+)?$/.test(next)) return;
+    if (options[arg.slice(2)]?.type !== "string") return;
+    throw new UsageError(`${arg} must be a number ≥ 0; got ${next}.`);
+  });
 }

@@ -1,3 +1,4 @@
+import { prepareOutputPath } from "./prepare-output-path.js";
 import type { CliIo } from "./cli-io.js";
 import { EXIT_CODES } from "./exit-codes.js";
 import { RUN_HELP } from "./help-text.js";
@@ -19,7 +20,8 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     return EXIT_CODES.ok;
   }
   const prompt = parsed.prompt === "-" ? (await readAll(io.stdin)).trim() : parsed.prompt;
-  if (prompt === "") throw new UsageError("loopchart run: the prompt read from stdin is empty.");
+  if (prompt === "") throw new UsageError("run: the prompt read from stdin is empty.");
+  if (parsed.tracePath !== undefined) prepareOutputPath("--trace", parsed.tracePath);
   const resolved = await resolveModel({ spec: parsed.model, baseUrl: parsed.baseUrl, env: io.env, cwd: io.cwd });
   const tools = await createTools(parsed.tools, parsed.cwd);
   // Loaded only once the command line is valid: it brings the loop engine.

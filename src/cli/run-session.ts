@@ -149,7 +149,14 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
   }
   if (failure !== undefined) io.stderr.write(`loopchart: the run failed: ${failure}\n`);
   await live?.close();
-  await trace?.close({ exitReason: stats.exitReason, exitCode, ...(failure === undefined ? {} : { error: failure }) });
+  try {
+    await trace?.close({ exitReason: stats.exitReason, exitCode, ...(failure === undefined ? {} : { error: failure }) });
+  } catch (error) {
+    // The trace is incomplete or missing: say so and fail, never report it as written.
+    io.stderr.write(`loopchart: ${(error as Error).message}\n`);
+    return { exitCode: exitCode === EXIT_CODES.ok ? EXIT_CODES.error : exitCode, exitReason: stats.exitReason, stats };
+  }
+  if (trace !== undefined && options.json) io.stderr.write(`Trace written to ${trace.path}\n`);
   return { exitCode, exitReason: stats.exitReason, stats, tracePath: trace?.path };
 }
 
@@ -169,6 +176,7 @@ async function openTrace(options: SessionOptions, redactor: ReturnType<typeof cr
       },
     });
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError(`--trace: cannot write ${path}: ${(error as Error).message}`);
   }
 }

@@ -1,8 +1,7 @@
 import { createWriteStream, type WriteStream } from "node:fs";
-import { mkdir } from "node:fs/promises";
-import { dirname } from "node:path";
 import type { InspectionEvent } from "xstate";
 import { toTraceInspection } from "../inspection/trace-record.js";
+import { prepareOutputPath } from "./prepare-output-path.js";
 import type { AgentEvent } from "../types.js";
 import type { Redactor } from "./redact.js";
 import { TRACE_FORMAT_VERSION, type TraceEnd, type TraceHeader } from "./trace-format.js";
@@ -26,6 +25,8 @@ export interface TraceWriterOptions {
  */
 export class TraceWriter {
   private closed = false;
+  /** The first error the file system reported while writing, if any. */
+  private failure: Error | undefined;
 
   private constructor(
     /** Where the trace is written. */
@@ -39,13 +40,16 @@ export class TraceWriter {
    * when the file cannot be created, before anything runs.
    */
   static async open({ path, header, redactor }: TraceWriterOptions): Promise<TraceWriter> {
-    await mkdir(dirname(path), { recursive: true });
+    prepareOutputPath("--trace", path);
     const stream = createWriteStream(path, { flags: "w", encoding: "utf8" });
     await new Promise<void>((resolve, reject) => {
       stream.once("open", () => resolve());
       stream.once("error", reject);
     });
     const writer = new TraceWriter(path, stream, redactor);
+    stream.on("error", (error: Error) => {
+      writer.failure ??= error;
+    });
     const full: TraceHeader = { type: "trace_header", version: TRACE_FORMAT_VERSION, ...header };
     writer.writeLine(full);
     return writer;
@@ -62,19 +66,28 @@ export class TraceWriter {
     if (record !== undefined) this.writeLine({ t, inspect: record });
   }
 
-  /** Writes the `trace_end` line and resolves once the file is flushed and closed. Idempotent. */
+  /**
+   * Writes the `trace_end` line and resolves once the file is flushed and closed.
+   * Rejects with the first write error (e.g. ENOSPC on a full disk) if any line failed,
+   * so a trace that is not on disk is never reported as written. Idempotent.
+   */
   async close(end: Omit<TraceEnd, "type" | "t">, t: number = Date.now()): Promise<void> {
     if (this.closed) return;
     const line: TraceEnd = { type: "trace_end", t, ...end };
     this.writeLine(line);
     this.closed = true;
     await new Promise<void>((resolve) => {
-      this.stream.end(() => resolve());
+      if (this.stream.destroyed) resolve();
+      else {
+        this.stream.once("close", () => resolve());
+        this.stream.end();
+      }
     });
+    if (this.failure !== undefined) throw new TraceWriteError(this.path, this.failure);
   }
 
   private writeLine(value: unknown): void {
-    if (this.closed) return;
+    if (this.closed || this.failure !== undefined) return;
     this.stream.write(`${this.redactor.stringify(value)}\n`);
   }
 }
@@ -84,4 +97,16 @@ function compactEvent(event: AgentEvent): AgentEvent {
   if (event.type !== "message_update" || !("partial" in event.assistantMessageEvent)) return event;
   const { partial: _partial, ...rest } = event.assistantMessageEvent;
   return { ...event, assistantMessageEvent: rest as typeof event.assistantMessageEvent };
+}
+
+/** A trace could not be written completely; `cause` is the file system's error. */
+export class TraceWriteError extends Error {
+  override readonly name = "TraceWriteError";
+
+  constructor(
+    readonly path: string,
+    override readonly cause: Error,
+  ) {
+    super(`--trace: writing ${path} failed: ${cause.message}`);
+  }
 }
