@@ -12,9 +12,14 @@ export {
   type AgentLoopActor,
   type CreateAgentLoopActorOptions,
 } from "./agent-loop.js";
-export { EventStream } from "./event-stream.js";
+export { EventStream, type EventStreamOptions } from "./event-stream.js";
 export { LoopInputError } from "./errors/loop-input-error.js";
-export { InvalidToolDefinitionError, ToolArgumentsError, type ToolArgumentIssue } from "./errors/index.js";
+export {
+  InvalidToolDefinitionError,
+  StreamAlreadyIteratedError,
+  ToolArgumentsError,
+  type ToolArgumentIssue,
+} from "./errors/index.js";
 export { assertToolParameters, toJsonSchema, validateToolArguments } from "./validation.js";
 export { defineTool } from "./define-tool.js";
 export { BLOCKED_MESSAGE } from "./actors/tool-call-actors.js";
