@@ -171,19 +171,23 @@ function runActor(actor: AgentLoopActor, deliver: (event: AgentEvent) => void): 
   });
 }
 
-function createAgentStream(): EventStream<AgentEvent, AgentMessage[]> {
+/** The run's event stream; breaking out of `for await` over it (its `return()`) aborts the run. */
+function createAgentStream(onCancel: () => void): EventStream<AgentEvent, AgentMessage[]> {
   return new EventStream<AgentEvent, AgentMessage[]>(
     (event) => event.type === "agent_end",
     (event) => (event.type === "agent_end" ? event.messages : []),
+    { onCancel },
   );
 }
 
 function streamRun(options: CreateAgentLoopActorOptions): EventStream<AgentEvent, AgentMessage[]> {
-  const stream = createAgentStream();
+  const cancelled = { actor: undefined as AgentLoopActor | undefined };
+  const stream = createAgentStream(() => cancelled.actor?.send({ type: "run.abort" }));
   const telemetry = telemetryFor(options.config);
   const deliver = (event: AgentEvent) => (telemetry?.(event), stream.push(event));
   const inspect = options.inspect ?? options.config.inspect;
   const actor = createAgentLoopActor({ ...options, ...(inspect ? { inspect } : {}), onEvent: deliver });
+  cancelled.actor = actor;
   void runActor(actor, deliver).then((output) => stream.end(output.messages));
   return stream;
 }

@@ -17,9 +17,15 @@ export { defaultConvertToLlm } from "./agent/agent-input.js";
 export type { AgentListener, AgentOptions, AgentThinkingBudgets, AgentTransport } from "./agent/agent-options.js";
 export { UNKNOWN_MODEL, type AgentInitialState, type AgentState, type AgentTools } from "./agent/agent-state.js";
 export { DEFAULT_QUEUE_MODE, type QueueMode } from "./agent/message-queue.js";
-export { EventStream } from "./event-stream.js";
+export { EventStream, type EventStreamOptions } from "./event-stream.js";
 export { LoopInputError } from "./errors/loop-input-error.js";
-export { AgentBusyError, InvalidToolDefinitionError, ToolArgumentsError, type ToolArgumentIssue } from "./errors/index.js";
+export {
+  AgentBusyError,
+  InvalidToolDefinitionError,
+  StreamAlreadyIteratedError,
+  ToolArgumentsError,
+  type ToolArgumentIssue,
+} from "./errors/index.js";
 export { assertToolParameters, toJsonSchema, validateToolArguments } from "./validation.js";
 export { defineTool } from "./define-tool.js";
 export { BLOCKED_MESSAGE } from "./actors/tool-call-actors.js";

@@ -1,5 +1,6 @@
 export { InvalidToolDefinitionError } from "./invalid-tool-definition-error.js";
 export { LoopInputError } from "./loop-input-error.js";
+export { StreamAlreadyIteratedError } from "./stream-already-iterated-error.js";
 export { ToolArgumentsError } from "./tool-arguments-error.js";
 export type { ToolArgumentIssue, ToolArgumentsErrorOptions } from "./tool-arguments-error.js";
 export { AgentBusyError } from "./agent-busy-error.js";

@@ -130,4 +130,21 @@ describe("a run always ends", () => {
       expect(results(result).map((r) => r.toolCallId)).toEqual(callIds);
     });
   }
+
+  it("breaking out of for await aborts the run: no further request, and result() still resolves", async () => {
+    let runs = 0;
+    const counter = tool("count", async () => {
+      runs += 1;
+      return { content: [{ type: "text", text: "counted" }], details: {} };
+    });
+    const turn = { calls: [{ id: "", name: "count", arguments: {} }] };
+    const stream = mockStream([turn, turn, turn, turn, { text: "done" }]);
+    const run = agentLoop([user("go")], { systemPrompt: "", messages: [], tools: [counter] }, baseConfig(), undefined, stream);
+    for await (const event of run) if (event.type === "tool_execution_end") break;
+    const messages = await endsWithin(run.result());
+    // The consumer reads behind the loop, so the next request may be under way; no call after the break runs.
+    expect(stream.requests.length).toBeLessThanOrEqual(2);
+    expect(runs).toBe(1);
+    expect(messages.filter((m) => m.role === "toolResult")).toHaveLength(stream.requests.length);
+  });
 });

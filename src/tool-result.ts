@@ -1,0 +1,174 @@
+/**
+ * Checks of what tools and tool hooks return, so that a careless return value
+ * becomes an `isError` result the model can read instead of an empty or broken
+ * transcript entry. All functions are pure and never throw.
+ */
+import { failed, passed, type Checked } from "./checked.js";
+import { describeThrown } from "./describe-thrown.js";
+import { describeValue, readProperty } from "./describe-value.js";
+import type { AfterToolCallResult, AgentToolResult, BeforeToolCallResult, ImageContent, TextContent } from "./types.js";
+
+/** The shape a tool must resolve to, as error texts state it. */
+export const TOOL_RESULT_SHAPE = "{ content: (TextContent | ImageContent)[], details }";
+
+/** The shape of one content block, as error texts state it. */
+export const CONTENT_BLOCK_SHAPE = '{ type: "text", text: string } or { type: "image", data: string, mimeType: string }';
+
+const TOOL_RESULT_EXAMPLE = '{ content: [{ type: "text", text: "done" }], details: {} }';
+
+/** A tool's outcome after {@link normalizeToolResult}. */
+export interface NormalizedToolResult {
+  result: AgentToolResult<unknown>;
+  isError: boolean;
+}
+
+/** The error result every failure on a tool's path becomes: one text block, empty details. */
+export function toolErrorResult(text: string): AgentToolResult<unknown> {
+  return { content: [{ type: "text", text }], details: {} };
+}
+
+/**
+ * Checks what a tool's `execute` resolved to.
+ *
+ * A valid result — an object whose `content` is an array of text and image blocks
+ * ({@link CONTENT_BLOCK_SHAPE}) and whose `terminate`, when present, is a boolean —
+ * passes through as the very same object, with `isError: false`. `details` and
+ * `usage` are not checked (details never reach the model).
+ *
+ * Anything else (`undefined`, `null`, a string, `{ content: "not an array" }`, a
+ * content array holding other blocks, an object whose fields throw when read)
+ * yields `isError: true` and an error result whose text names the tool, what it
+ * returned, and the expected shape {@link TOOL_RESULT_SHAPE}. The returned value
+ * itself is not kept: it may not be serializable, and results live in snapshots.
+ *
+ * Never throws.
+ */
+export function normalizeToolResult(toolName: string, value: unknown): NormalizedToolResult {
+  const problem = toolResultProblem(value);
+  if (problem === undefined) return { result: value as AgentToolResult<unknown>, isError: false };
+  const hint = typeof value === "string" ? ` To return text, wrap it: { content: [{ type: "text", text }], details: {} }.` : "";
+  return {
+    result: toolErrorResult(
+      `Tool "${toolName}" returned ${problem}. ` +
+        `A tool must resolve to ${TOOL_RESULT_SHAPE}, e.g. ${TOOL_RESULT_EXAMPLE}.${hint}`,
+    ),
+    isError: true,
+  };
+}
+
+/**
+ * Checks what `afterToolCall` resolved to: `undefined`/`null` (no overrides) or an
+ * object of overrides whose fields, when present, have their types — `content` a
+ * content array ({@link CONTENT_BLOCK_SHAPE}), `isError` and `terminate` booleans,
+ * `usage` an object. `details` may be anything.
+ *
+ * @returns the same object (or `undefined`) when valid; otherwise an error text
+ *   naming the hook and what it returned. The caller should then treat the hook
+ *   as failed — the call gets an `isError` result with this text, as when the hook
+ *   throws. Never throws.
+ */
+export function checkAfterToolCallResult(value: unknown): Checked<AfterToolCallResult | undefined> {
+  if (value === undefined || value === null) return passed(undefined);
+  const expected = "expected undefined or an object of overrides { content?, details?, isError?, terminate?, usage? }";
+  if (typeof value !== "object" || Array.isArray(value)) return failed(`afterToolCall returned ${describeValue(value)}; ${expected}`);
+  try {
+    const content = readOwn(value, "content");
+    if (content !== undefined) {
+      const problem = contentProblem(content);
+      if (problem !== undefined) return failed(`afterToolCall returned an override whose ${problem}; content must be (TextContent | ImageContent)[]`);
+    }
+    for (const key of ["isError", "terminate"] as const) {
+      const field = readOwn(value, key);
+      if (field !== undefined && typeof field !== "boolean") {
+        return failed(`afterToolCall returned ${key}: ${describeValue(field)}; ${key} must be a boolean when given`);
+      }
+    }
+    const usage = readOwn(value, "usage");
+    if (usage !== undefined && (typeof usage !== "object" || usage === null || Array.isArray(usage))) {
+      return failed(`afterToolCall returned usage: ${describeValue(usage)}; usage must be a Usage object when given`);
+    }
+  } catch (error) {
+    return failed(`afterToolCall returned an object whose fields cannot be read (${describeThrown(error)}); ${expected}`);
+  }
+  return passed(value as AfterToolCallResult);
+}
+
+/**
+ * Checks what `beforeToolCall` resolved to: `undefined`/`null` (go ahead) or
+ * `{ block?: boolean, reason?: string, terminate?: boolean }`.
+ *
+ * Decisions:
+ * - a `reason` that is not a string is coerced to a description rather than
+ *   refused, because the hook's intent to block is clear: `{ x: 1 }` → `{"x":1}`,
+ *   an Error → its message (see {@link describeThrown}). Then a new object is
+ *   returned; otherwise the very same one.
+ * - a non-object return (`true`, `"block"`, `5`, an array) or a `block`/`terminate`
+ *   that is not a boolean is an error text. The caller should **not execute** the
+ *   call and give it an `isError` result with that text: a gate whose answer cannot
+ *   be read fails closed. (pi tests `block` for truthiness; `block: "false"` would
+ *   block there too, but silently.)
+ *
+ * Never throws.
+ */
+export function checkBeforeToolCallResult(value: unknown): Checked<BeforeToolCallResult | undefined> {
+  if (value === undefined || value === null) return passed(undefined);
+  const expected = "expected undefined or { block?: boolean, reason?: string, terminate?: boolean }";
+  if (typeof value !== "object" || Array.isArray(value)) {
+    return failed(`beforeToolCall returned ${describeValue(value)}; ${expected}. The call was not executed`);
+  }
+  try {
+    for (const key of ["block", "terminate"] as const) {
+      const field = readOwn(value, key);
+      if (field !== undefined && typeof field !== "boolean") {
+        return failed(`beforeToolCall returned ${key}: ${describeValue(field)}; ${key} must be a boolean when given. The call was not executed`);
+      }
+    }
+    const reason = readOwn(value, "reason");
+    if (reason === undefined || reason === null || typeof reason === "string") {
+      return passed(value as BeforeToolCallResult);
+    }
+    const { reason: _dropped, ...rest } = value as BeforeToolCallResult & Record<string, unknown>;
+    return passed({ ...rest, reason: describeThrown(reason) } as BeforeToolCallResult);
+  } catch (error) {
+    return failed(`beforeToolCall returned an object whose fields cannot be read (${describeThrown(error)}); ${expected}. The call was not executed`);
+  }
+}
+
+/** True for a `{ type: "text", text }` or `{ type: "image", data, mimeType }` block. Never throws. */
+export function isToolResultContentBlock(block: unknown): block is TextContent | ImageContent {
+  if (typeof block !== "object" || block === null) return false;
+  const type = readProperty(block, "type");
+  if (type === "text") return typeof readProperty(block, "text") === "string";
+  if (type === "image") return typeof readProperty(block, "data") === "string" && typeof readProperty(block, "mimeType") === "string";
+  return false;
+}
+
+/** Why `value` is not a tool result (phrased after "returned"), or `undefined` when it is one. */
+function toolResultProblem(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return `${describeValue(value)} instead of a result object`;
+  try {
+    const content = readOwn(value, "content");
+    const problem = contentProblem(content);
+    if (problem !== undefined) return `a result whose ${problem}`;
+    const terminate = readOwn(value, "terminate");
+    if (terminate !== undefined && typeof terminate !== "boolean") return `a result whose terminate is ${describeValue(terminate)}, not a boolean`;
+  } catch (error) {
+    return `a result whose fields cannot be read (${describeThrown(error)})`;
+  }
+  return undefined;
+}
+
+/** Why `content` is not a content array (phrased after "whose"), or `undefined`. */
+function contentProblem(content: unknown): string | undefined {
+  if (!Array.isArray(content)) return `content is ${describeValue(content)}, not an array`;
+  for (let index = 0; index < content.length; index++) {
+    const block: unknown = content[index];
+    if (!isToolResultContentBlock(block)) return `content[${index}] is ${describeValue(block)}, which is not ${CONTENT_BLOCK_SHAPE}`;
+  }
+  return undefined;
+}
+
+/** `value[key]`; getters run, so callers catch. */
+function readOwn(value: object, key: string): unknown {
+  return (value as Record<string, unknown>)[key];
+}
