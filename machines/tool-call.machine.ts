@@ -26,7 +26,7 @@
 import { assign, emit, enqueueActions, fromPromise, sendParent, setup } from "xstate";
 import type { AgentEvent, AgentToolResult, BeforeToolCallResult } from "../src/types.js";
 import type { LoopToToolCallEvent, SettledToolCall, ToolCallInput, ToolCallToLoopEvent } from "./events.js";
-import { describeThrown } from "./describe-thrown.js";
+import { describeThrown } from "../src/describe-thrown.js";
 
 /** Context of a tool-call actor. JSON-serializable. */
 export interface ToolCallContext extends ToolCallInput {

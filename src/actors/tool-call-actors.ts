@@ -17,17 +17,12 @@ import {
 import type { AgentEvent, AgentToolResult, BeforeToolCallResult } from "../types.js";
 import { currentAssistant, hookContext, loopContext, type RunServices } from "../run-environment.js";
 import { validateToolArguments } from "../validation.js";
+import { checkAfterToolCallResult, checkBeforeToolCallResult, normalizeToolResult } from "../tool-result.js";
 
 export { BLOCKED_MESSAGE } from "../../machines/tool-call.machine.js";
 
 const failed = (text: string): SettledToolCall => ({ result: errorResult(text), isError: true });
 
-/** A tool's return value with `content` guaranteed to be an array. */
-function normalizeResult(value: unknown): AgentToolResult<unknown> {
-  if (typeof value !== "object" || value === null) return { content: [], details: value ?? {} };
-  const result = value as AgentToolResult<unknown>;
-  return Array.isArray(result.content) ? result : { ...result, content: [] };
-}
 
 /** Lookup, `prepareArguments` and validation with coercion, or the immediate error result. */
 function prepare(services: RunServices, context: ToolCallContext): Pick<ToolCallContext, "args" | "settled"> {
@@ -53,9 +48,13 @@ export function createBeforeToolCallActor(services: RunServices) {
   return fromPromise<BeforeToolCallResult | undefined, ExecuteToolInput>(async ({ input, system }) => {
     const hook = services.config.beforeToolCall;
     const loop = loopContext(system);
-    const verdict = hook
+    const returned = hook
       ? await hook({ assistantMessage: currentAssistant(loop), toolCall: input.toolCall, args: input.args, context: hookContext(services, loop) }, services.signal)
       : undefined;
+    // A verdict that cannot be read fails closed: the call is not executed.
+    const checked = checkBeforeToolCallResult(returned);
+    if (!checked.ok) return { block: true, reason: checked.error };
+    const verdict = checked.value;
     if (!verdict?.block && services.signal?.aborted) return { block: true, reason: ABORTED_MESSAGE };
     return verdict;
   });
@@ -88,7 +87,7 @@ export function createExecuteToolActor(services: RunServices) {
     try {
       if (!tool) throw new Error(`Tool ${toolCall.name} not found`);
       const result = await tool.execute(toolCall.id, input.args as never, callSignal(signal, services.signal), onUpdate);
-      return { result: normalizeResult(result), isError: false };
+      return normalizeToolResult(toolCall.name, result);
     } catch (error) {
       return failed(errorText(error));
     } finally {
@@ -105,10 +104,13 @@ export function createAfterToolCallActor(services: RunServices) {
     const { result, isError } = input.executed;
     const loop = loopContext(system);
     try {
-      const override = await hook(
+      const returned = await hook(
         { assistantMessage: currentAssistant(loop), toolCall: input.toolCall, args: input.args, result, isError, context: hookContext(services, loop) },
         services.signal,
       );
+      const checked = checkAfterToolCallResult(returned);
+      if (!checked.ok) return failed(checked.error);
+      const override = checked.value;
       if (!override) return input.executed;
       const merged: AgentToolResult<unknown> = {
         content: override.content ?? result.content,

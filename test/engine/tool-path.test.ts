@@ -211,6 +211,9 @@ describe("a tool call's path", () => {
   it("never sends a null content to the model when a tool returns none", async () => {
     const { tool } = counterTool({ execute: async () => ({ details: {} }) as never });
     const { toolResult } = await runOneCall(tool, { count: 1 });
-    expect(toolResult.content).toEqual([]);
+    // A result without a content array is the tool's fault: an error result that says so, never null content.
+    expect(toolResult.isError).toBe(true);
+    expect(Array.isArray(toolResult.content)).toBe(true);
+    expect((toolResult.content[0] as { text: string }).text).toContain("returned");
   });
 });
