@@ -46,6 +46,8 @@ export interface ViewerServer {
   inspectUrl: string;
   /** Adds a recorded run. */
   addRun(label: string, records: RunRecord[]): void;
+  /** How many live inspectors (not viewer pages) have connected so far. */
+  inspectorConnections(): number;
   /** Stops accepting connections and closes open sockets. */
   close(): Promise<void>;
 }
@@ -191,6 +193,7 @@ export async function startViewerServer({ port = 0, host = DEFAULT_VIEWER_HOST }
       const run = runFor(`trace-${runs.size + 1}`, label);
       for (const record of records) append(run, record);
     },
+    inspectorConnections: () => connections,
     close: () =>
       new Promise<void>((resolve) => {
         for (const client of sockets.clients) client.terminate();

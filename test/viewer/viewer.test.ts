@@ -83,7 +83,8 @@ describe.skipIf(!existsSync(CHROMIUM))("the run viewer in a browser", () => {
     server = await startViewerServer();
     const page = await open(server.url);
     const inspector = createWebSocketInspector({ url: server.inspectUrl });
-    await new Promise((resolve) => setTimeout(resolve, 200)); // let the socket open (events are deferred anyway)
+    // Start the run once the inspector's socket is open, however loaded the machine is.
+    while (server.inspectorConnections() === 0) await new Promise((resolve) => setTimeout(resolve, 20));
     let seenWhileRunning = false;
     const file = join(await mkdtemp(join(tmpdir(), "loopchart-live-")), "run.jsonl");
     const run = recordSampleRun(file, { delayMs: 5, inspect: inspector.inspect.next as never });
