@@ -4,7 +4,23 @@
  * true, numbers and booleans → strings, `null` → the type's empty value. Always
  * returns a deep copy; the model's arguments are never mutated.
  */
+import { failed, passed, type Checked } from "./checked.js";
 import type { JsonSchema } from "./schema-types.js";
+
+/**
+ * Parses tool-call arguments that arrived as raw JSON text. A blank string is `{}`
+ * (what some providers send for a call without arguments); any other text must be
+ * JSON, else the error is `arguments are not valid JSON: <parser message>`.
+ * Never throws.
+ */
+export function parseArgumentsText(text: string): Checked<unknown> {
+  if (text.trim() === "") return passed({});
+  try {
+    return passed(JSON.parse(text) as unknown);
+  } catch (error) {
+    return failed(`arguments are not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
 
 // ---------------------------------------------------------------------------
 // Coercion: a fresh deep copy of the arguments with primitives converted to the

@@ -16,7 +16,9 @@ import * as zod4 from "zod/v4/core";
 import { zodToJsonSchema } from "zod-to-json-schema";
 import { InvalidToolDefinitionError } from "./errors/invalid-tool-definition-error.js";
 import { ToolArgumentsError, type ToolArgumentIssue } from "./errors/tool-arguments-error.js";
-import { coerceToSchema } from "./coerce-arguments.js";
+import { coerceToSchema, parseArgumentsText } from "./coerce-arguments.js";
+import { jsonSchemaProblem } from "./check-json-schema.js";
+import { describeValue } from "./describe-value.js";
 import type { JsonSchema, ToolParameters } from "./schema-types.js";
 
 /** The parts of a tool that validation reads; every `AgentTool` has them. */
@@ -64,14 +66,33 @@ export function toJsonSchema(parameters: ToolParameters): JsonSchema {
 }
 
 /**
- * Checks eagerly that a tool's `parameters` is an object schema the loop can declare
- * and validate: a JSON Schema (or zod/TypeBox schema) whose root `type` is `"object"`.
+ * The tool names every major provider accepts: OpenAI ("a-z, A-Z, 0-9, or
+ * underscores and dashes, with a maximum length of 64") and Anthropic
+ * (`^[a-zA-Z0-9_-]{1,64}$`; newer Anthropic models allow 128, Gemini also allows
+ * dots and colons). A name outside it would make every request of the run fail.
+ */
+export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * Checks eagerly that a tool can be declared and validated: its name matches
+ * {@link TOOL_NAME_PATTERN}, and its `parameters` is an object schema — a JSON
+ * Schema (or zod/TypeBox schema) whose root `type` is `"object"` and whose known
+ * keywords all have the types the JSON Schema meta-schema gives them
+ * (`properties` an object of schemas, `required` an array of names, `type` a JSON
+ * type name, and so on; unknown keywords are ignored).
  *
- * @throws InvalidToolDefinitionError naming the tool and the fix.
+ * @throws InvalidToolDefinitionError naming the tool, the problem and the fix.
  */
 export function assertToolParameters(tool: ToolSchemaSource): void {
   if (typeof tool.name !== "string" || tool.name.length === 0) {
     throw new InvalidToolDefinitionError("", "A tool needs a non-empty string `name`.");
+  }
+  if (!TOOL_NAME_PATTERN.test(tool.name)) {
+    throw new InvalidToolDefinitionError(
+      tool.name,
+      `Tool name ${JSON.stringify(tool.name)} is not accepted by model providers: use 1 to 64 letters, digits, ` +
+        `underscores or dashes (${String(TOOL_NAME_PATTERN)}), e.g. ${JSON.stringify(suggestToolName(tool.name))}.`,
+    );
   }
   const { jsonSchema } = entryFor(tool.name, tool.parameters);
   if (jsonSchema.type !== "object") {
@@ -93,6 +114,11 @@ export function assertToolParameters(tool: ToolSchemaSource): void {
  * zod schemas then parse the coerced value (so their defaults and transforms apply);
  * the others are checked by a compiled JSON Schema validator.
  *
+ * Arguments that arrive as a string (a provider that hands over the raw JSON text)
+ * are parsed first: a blank string counts as `{}`, text that is not JSON fails with
+ * the single issue `arguments are not valid JSON: …` rather than with the schema's
+ * complaints about a string.
+ *
  * Never mutates `args`: the result is a fresh deep copy.
  *
  * @returns the validated, coerced arguments.
@@ -101,7 +127,13 @@ export function assertToolParameters(tool: ToolSchemaSource): void {
  */
 export function validateToolArguments(tool: ToolSchemaSource, args: unknown): unknown {
   const entry = entryFor(tool.name, tool.parameters);
-  const result = entry.validate(coerceToSchema(entry.jsonSchema, args));
+  let parsed = args;
+  if (typeof args === "string") {
+    const text = parseArgumentsText(args);
+    if (!text.ok) throw new ToolArgumentsError({ toolName: tool.name, issues: [{ path: ROOT_PATH, message: text.error }], received: args });
+    parsed = text.value;
+  }
+  const result = entry.validate(coerceToSchema(entry.jsonSchema, parsed));
   if (result.ok) return result.value;
   throw new ToolArgumentsError({ toolName: tool.name, issues: result.issues, received: args });
 }
@@ -168,7 +200,10 @@ function isZod3(value: object): value is Zod3Schema {
   return "_def" in value && typeof (value as { safeParse?: unknown }).safeParse === "function";
 }
 
-/** Runs a conversion and normalises its output to a JSON-only copy without `$schema`. */
+/**
+ * Runs a conversion and normalises its output to a JSON-only copy without `$schema`,
+ * after checking its keywords against the meta-schema (see `jsonSchemaProblem`).
+ */
 function convert(toolName: string, produce: () => unknown): JsonSchema {
   let raw: unknown;
   try {
@@ -181,9 +216,26 @@ function convert(toolName: string, produce: () => unknown): JsonSchema {
       { cause: error },
     );
   }
-  const copy = JSON.parse(JSON.stringify(raw)) as JsonSchema;
-  delete copy.$schema;
-  return copy;
+  let copy: unknown;
+  try {
+    copy = JSON.parse(JSON.stringify(raw)) as unknown;
+  } catch (error) {
+    throw new InvalidToolDefinitionError(
+      toolName,
+      `Tool "${toolName}": its parameter schema cannot be copied as JSON (${messageOf(error)}); a schema must be plain data without cycles or BigInts.`,
+      { cause: error },
+    );
+  }
+  if (typeof copy !== "object" || copy === null || Array.isArray(copy)) {
+    throw new InvalidToolDefinitionError(toolName, `Tool "${toolName}": its parameter schema converts to ${describeValue(copy)}, not a schema object.`);
+  }
+  const problem = jsonSchemaProblem(copy);
+  if (problem !== undefined) {
+    throw new InvalidToolDefinitionError(toolName, `Tool "${toolName}": its parameter schema is not valid JSON Schema: ${problem}.`);
+  }
+  const schema = copy as JsonSchema;
+  delete schema.$schema;
+  return schema;
 }
 
 function compileJsonSchema(toolName: string, jsonSchema: JsonSchema): ReturnType<typeof Compile> {
@@ -240,6 +292,12 @@ function zodIssues(issues: readonly ZodIssueLike[]): ToolArgumentIssue[] {
 /** JSON Pointer escaping of one path segment (RFC 6901). */
 function escapePointer(segment: string): string {
   return segment.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+/** A name in {@link TOOL_NAME_PATTERN} close to `name`: other characters become underscores. */
+function suggestToolName(name: string): string {
+  const replaced = name.replace(/[^a-zA-Z0-9_-]+/g, "_").slice(0, 64);
+  return replaced === "" || replaced === "_" ? "my_tool" : replaced;
 }
 
 function messageOf(error: unknown): string {
