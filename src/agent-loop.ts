@@ -19,7 +19,7 @@ import { callGroupMachine } from "../machines/call-group.machine.js";
 import { EventStream } from "./event-stream.js";
 import { telemetryFor } from "./inspection/telemetry.js";
 import { streamByModelApi } from "./providers/stream-by-api.js";
-import { assertContinuable, assertLoopInput } from "./loop-input.js";
+import { assertContinuable, assertLoopInput, assertPrompts } from "./loop-input.js";
 import { createRunServices, LOOP_SYSTEM_ID, type RunServices } from "./run-environment.js";
 import type {
   AgentContext,
@@ -110,6 +110,7 @@ function listeningInspector(
 export function createAgentLoopActor(options: CreateAgentLoopActorOptions): AgentLoopActor {
   const { context, config, signal } = options;
   const prompts = options.prompts ?? [];
+  assertPrompts(prompts);
   assertLoopInput(context, config);
   const streamFn = requireStreamFn(options.streamFn);
   const services = createRunServices({ config, streamFn, signal, tools: context.tools });

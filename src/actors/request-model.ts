@@ -20,6 +20,7 @@ import type { RunServices } from "../run-environment.js";
 import { failedResponse } from "../messages.js";
 import { transcriptMessages } from "../../machines/transcript.js";
 import { REQUEST_ABORTED_MESSAGE } from "../providers/assistant-stream.js";
+import { errorMessageOf } from "../providers/check-stream-event.js";
 
 const LLM_ROLES = new Set(["user", "assistant", "toolResult"]);
 
@@ -116,7 +117,11 @@ export function createRequestModelActor(services: RunServices) {
     const end = async (stream: { result(): Promise<AssistantMessage> }, eventType: string) => {
       const checked = checkFinalMessage(await stream.result(), eventType);
       if (typeof checked === "string") fail(new Error(checked));
-      else finish(checked);
+      else {
+        // A failed response always says why (agent_end.errorMessage is never undefined for a failed run).
+        const errorMessage = errorMessageOf(checked);
+        finish(errorMessage === undefined || errorMessage === checked.errorMessage ? checked : { ...checked, errorMessage });
+      }
     };
     const run = async () => {
       const stream = await openStream(services, input);

@@ -7,6 +7,7 @@ import { fromPromise } from "xstate";
 import type { NextTurnUpdate, TurnHookInput } from "../../machines/events.js";
 import type { AgentMessage, ShouldStopAfterTurnContext } from "../types.js";
 import { type RunServices } from "../run-environment.js";
+import { checkSteeringMessages } from "../check-messages.js";
 import { transcriptMessages } from "../../machines/transcript.js";
 
 function turnContext(services: RunServices, input: TurnHookInput): ShouldStopAfterTurnContext {
@@ -18,17 +19,19 @@ function turnContext(services: RunServices, input: TurnHookInput): ShouldStopAft
   };
 }
 
-async function poll(source: (() => Promise<AgentMessage[]>) | undefined): Promise<AgentMessage[]> {
-  const messages = source ? await source() : [];
-  return Array.isArray(messages) ? messages : [];
+/** Polls a steering or follow-up hook; an answer that is not messages fails the hook with a text naming it. */
+async function poll(source: (() => Promise<AgentMessage[]>) | undefined, hookName: string): Promise<AgentMessage[]> {
+  const checked = checkSteeringMessages(source ? await source() : [], hookName);
+  if (!checked.ok) throw new TypeError(checked.error);
+  return checked.value;
 }
 
 /** Creates the four between-turn actors of a run. */
 export function createTurnHookActors(services: RunServices) {
   const { config } = services;
   return {
-    pollSteering: fromPromise<AgentMessage[]>(() => poll(config.getSteeringMessages)),
-    pollFollowUp: fromPromise<AgentMessage[]>(() => poll(config.getFollowUpMessages)),
+    pollSteering: fromPromise<AgentMessage[]>(() => poll(config.getSteeringMessages, "getSteeringMessages")),
+    pollFollowUp: fromPromise<AgentMessage[]>(() => poll(config.getFollowUpMessages, "getFollowUpMessages")),
     checkStopAfterTurn: fromPromise<boolean, TurnHookInput>(async ({ input }) =>
       config.shouldStopAfterTurn ? Boolean(await config.shouldStopAfterTurn(turnContext(services, input))) : false,
     ),

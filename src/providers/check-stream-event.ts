@@ -8,7 +8,7 @@ import { describeThrown } from "../describe-thrown.js";
 import { describeValue, isErrorLike, readProperty } from "../describe-value.js";
 import type { AssistantMessage, AssistantMessageEvent, Model, StopReason, ToolCall } from "../llm-types.js";
 import { createEmptyAssistantMessage, createZeroUsage } from "../messages.js";
-import { ABORTED_MESSAGE } from "./assistant-stream.js";
+import { REQUEST_ABORTED_MESSAGE } from "./assistant-stream.js";
 
 /** `errorMessage` of an `error` response that carried none. */
 export const MISSING_ERROR_MESSAGE = 'The stream function ended the response with stopReason "error" but gave no errorMessage';
@@ -92,14 +92,14 @@ export function checkAssistantMessage(
 
 /**
  * The `errorMessage` a failed response reports: its own when it is a non-empty
- * string; otherwise a stated default — {@link ABORTED_MESSAGE} for `aborted`,
+ * string; otherwise a stated default — {@link REQUEST_ABORTED_MESSAGE} for `aborted`,
  * {@link MISSING_ERROR_MESSAGE} for `error` — so `agent_end.errorMessage` is never
  * `undefined` for a run that failed. `undefined` for any other stop reason.
  */
 export function errorMessageOf(message: Pick<AssistantMessage, "stopReason" | "errorMessage">): string | undefined {
   if (message.stopReason !== "error" && message.stopReason !== "aborted") return undefined;
   if (typeof message.errorMessage === "string" && message.errorMessage !== "") return message.errorMessage;
-  return message.stopReason === "aborted" ? ABORTED_MESSAGE : MISSING_ERROR_MESSAGE;
+  return message.stopReason === "aborted" ? REQUEST_ABORTED_MESSAGE : MISSING_ERROR_MESSAGE;
 }
 
 /**

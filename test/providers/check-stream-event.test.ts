@@ -5,7 +5,7 @@ import {
   invalidEndResponse,
   MISSING_ERROR_MESSAGE,
 } from "../../src/providers/check-stream-event.js";
-import { ABORTED_MESSAGE } from "../../src/providers/assistant-stream.js";
+import { REQUEST_ABORTED_MESSAGE } from "../../src/providers/assistant-stream.js";
 import type { AssistantMessage } from "../../src/types.js";
 import { assistant, testModel } from "../helpers/mock-stream.js";
 
@@ -136,7 +136,7 @@ describe("errorMessageOf (item 11)", () => {
   it("should state a default when a failed response has none", () => {
     expect(errorMessageOf({ stopReason: "error" })).toBe(MISSING_ERROR_MESSAGE);
     expect(errorMessageOf({ stopReason: "error", errorMessage: "" })).toBe(MISSING_ERROR_MESSAGE);
-    expect(errorMessageOf({ stopReason: "aborted" })).toBe(ABORTED_MESSAGE);
+    expect(errorMessageOf({ stopReason: "aborted" })).toBe(REQUEST_ABORTED_MESSAGE);
   });
 
   it("should be undefined for a response that did not fail", () => {
