@@ -22,6 +22,16 @@ export function summarizeContext(context: unknown): unknown {
   return out;
 }
 
+/** Arrays longer than this inside a recorded event (e.g. a request's whole transcript) are written as `"[N items]"`. */
+export const TRACE_EVENT_ARRAY_ITEMS = 16;
+
+/** `value` with every array longer than {@link TRACE_EVENT_ARRAY_ITEMS} replaced by `"[N items]"`, so a record's size does not grow with the run. */
+export function capArrays(value: unknown): unknown {
+  if (Array.isArray(value)) return value.length > TRACE_EVENT_ARRAY_ITEMS ? `[${value.length} items]` : value.map(capArrays);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, capArrays(item)]));
+}
+
 /**
  * The trace record of an inspection event, or undefined for kinds traces leave out
  * (`@xstate.action`, `@xstate.microstep`: the snapshots already show every state reached).
@@ -41,7 +51,8 @@ export function toTraceInspection(event: InspectionEvent): SanitizedInspectionEv
       snapshot: { ...clean.snapshot, ...(snapshot.context !== undefined ? { context: summarizeContext(snapshot.context) } : {}) },
     };
   }
-  return sanitizeInspectionEvent(event);
+  const clean = sanitizeInspectionEvent(event);
+  return clean?.type === "@xstate.event" ? { ...clean, event: capArrays(clean.event) } : clean;
 }
 
 /** A snapshot record names the event that caused it by type only; the event itself has its own `@xstate.event` record. */
