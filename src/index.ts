@@ -26,7 +26,7 @@ export {
   ToolArgumentsError,
   type ToolArgumentIssue,
 } from "./errors/index.js";
-export { assertToolParameters, toJsonSchema, validateToolArguments } from "./validation.js";
+export { assertToolParameters, TOOL_NAME_PATTERN, toJsonSchema, validateToolArguments } from "./validation.js";
 export { defineTool } from "./define-tool.js";
 export { BLOCKED_MESSAGE } from "./actors/tool-call-actors.js";
 export {
