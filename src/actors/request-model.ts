@@ -20,7 +20,7 @@ import type { RunServices } from "../run-environment.js";
 import { failedResponse } from "../messages.js";
 import { transcriptMessages } from "../../machines/transcript.js";
 import { REQUEST_ABORTED_MESSAGE } from "../providers/assistant-stream.js";
-import { errorMessageOf } from "../providers/check-stream-event.js";
+import { checkAssistantMessage, errorMessageOf, invalidEndResponse } from "../providers/check-stream-event.js";
 
 const LLM_ROLES = new Set(["user", "assistant", "toolResult"]);
 
@@ -44,42 +44,6 @@ function checkLlmMessages(messages: unknown): Message[] {
   }
   checkedLength.set(messages, messages.length);
   return messages as Message[];
-}
-
-/**
- * The message with every tool call's id a non-empty string unique in the message:
- * a numeric id becomes its string, a missing or duplicate one gets
- * `call_<turn>_<position>`. Returns the message itself when nothing needs fixing.
- */
-function withCallIds(message: AssistantMessage, turn: number): AssistantMessage {
-  const seen = new Set<string>();
-  let changed = false;
-  const content = message.content.map((block, position) => {
-    if (block.type !== "toolCall") return block;
-    const raw: unknown = block.id;
-    let id = typeof raw === "string" && raw !== "" ? raw : typeof raw === "number" && Number.isFinite(raw) ? String(raw) : `call_${turn}_${position + 1}`;
-    if (seen.has(id)) id = `${id}_${position + 1}`;
-    seen.add(id);
-    if (id === raw) return block;
-    changed = true;
-    return { ...block, id };
-  });
-  return changed ? { ...message, content } : message;
-}
-
-/** A message from the stream that can end a turn, or why it cannot. */
-function checkFinalMessage(value: unknown, eventType: string): AssistantMessage | string {
-  const message = value as Partial<AssistantMessage> | null | undefined;
-  const problem =
-    typeof message !== "object" || message === null
-      ? `no message (got ${errorText(value)})`
-      : !Array.isArray(message.content)
-        ? "its message's content is not an array"
-        : message.content.some((block) => typeof block !== "object" || block === null || typeof (block as { type?: unknown }).type !== "string")
-          ? "its message's content holds a block that is not an object with a string type"
-          : undefined;
-  if (problem !== undefined) return `the stream function emitted an invalid ${eventType} event: ${problem}`;
-  return message as AssistantMessage;
 }
 
 async function openStream(services: RunServices, input: RequestModelInput) {
@@ -108,36 +72,39 @@ export function createRequestModelActor(services: RunServices) {
     const finish = (message: AssistantMessage) => {
       if (finished) return;
       finished = true;
-      sendBack({ type: "model.done", message: withCallIds(message, input.turn), started } satisfies ModelStreamEvent);
+      sendBack({ type: "model.done", message, started } satisfies ModelStreamEvent);
     };
     const fail = (error: unknown) => {
       const aborted = services.signal?.aborted === true;
       finish(failedResponse(input.model, aborted ? REQUEST_ABORTED_MESSAGE : errorText(error), aborted ? "aborted" : "error"));
     };
-    const end = async (stream: { result(): Promise<AssistantMessage> }, eventType: string) => {
-      const checked = checkFinalMessage(await stream.result(), eventType);
-      if (typeof checked === "string") fail(new Error(checked));
-      else {
-        // A failed response always says why (agent_end.errorMessage is never undefined for a failed run).
-        const errorMessage = errorMessageOf(checked);
-        finish(errorMessage === undefined || errorMessage === checked.errorMessage ? checked : { ...checked, errorMessage });
+    let partial: AssistantMessage | undefined;
+    // The final event's message, checked (tool-call ids repaired); an invalid one ends the turn as an error keeping what streamed.
+    const end = (value: unknown, eventType: "done" | "error") => {
+      const checked = checkAssistantMessage(value, eventType, { assignToolCallId: (index) => `call_${input.turn}_${index + 1}` });
+      if (!checked.ok) {
+        finish(invalidEndResponse({ partial, errorMessage: checked.error, model: input.model }));
+        return;
       }
+      // A failed response always says why (agent_end.errorMessage is never undefined for a failed run).
+      const errorMessage = errorMessageOf(checked.value);
+      finish(errorMessage === undefined || errorMessage === checked.value.errorMessage ? checked.value : { ...checked.value, errorMessage });
     };
     const run = async () => {
       const stream = await openStream(services, input);
       for await (const event of stream) {
         if (finished) return;
+        if (event.type === "done") return end(event.message, "done");
+        if (event.type === "error") return end(event.error, "error");
+        if (typeof event.partial === "object" && event.partial !== null) partial = event.partial;
         if (event.type === "start") {
           started = true;
           emit({ type: "message_start", message: { ...event.partial } });
-        } else if (event.type === "done" || event.type === "error") {
-          await end(stream, event.type);
-          return;
         } else if (started) {
           emit({ type: "message_update", message: { ...event.partial }, assistantMessageEvent: event });
         }
       }
-      await end(stream, "done");
+      if (!finished) end(await stream.result(), "done");
     };
     run().catch(fail);
     // The loop gave up waiting on a stream that ignored the abort: answer for it.
