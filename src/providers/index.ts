@@ -38,6 +38,8 @@ export {
 export { AI_SDK_DEFAULT_MAX_RETRIES, fromAiSdk, type FromAiSdkOptions } from "./ai-sdk.js";
 export { ERROR_BODY_MAX_CHARS, describeProviderError } from "./describe-provider-error.js";
 export { ProviderConfigError } from "./provider-config-error.js";
+export { unreachableFetch, type FetchFunction } from "./unreachable-fetch.js";
+export { UnreachableServerError } from "./unreachable-server-error.js";
 export {
   DEFAULT_BASE_URLS,
   DEFAULT_CONTEXT_WINDOW,

@@ -9,6 +9,7 @@ import type { LanguageModel } from "ai";
 import type { Model, StreamFn } from "../llm-types.js";
 import { fromAiSdk, type FromAiSdkOptions } from "./ai-sdk.js";
 import { ProviderConfigError } from "./provider-config-error.js";
+import { unreachableFetch, type FetchFunction } from "./unreachable-fetch.js";
 
 /** Providers {@link createProviderModel} builds. */
 export const PROVIDER_NAMES = ["openai", "anthropic", "openai-compatible"] as const;
@@ -47,6 +48,12 @@ export interface ProviderModelOptions extends FromAiSdkOptions {
    * Completions (for proxies that only speak chat completions).
    */
   openaiApi?: "responses" | "chat";
+  /**
+   * The `fetch` the provider sends requests with (default: the global one). Either
+   * way, a server that cannot be reached fails the request once with
+   * `UnreachableServerError` naming the URL, without retries.
+   */
+  fetch?: FetchFunction;
   /** Overrides of the model description (prices, limits, name). @example { cost: { input: 0.4, output: 1.6, cacheRead: 0.1, cacheWrite: 0 } } */
   model?: Partial<Omit<Model, "id" | "provider" | "api" | "baseUrl">>;
 }
@@ -73,18 +80,19 @@ export function createProviderModel(options: ProviderModelOptions): ProviderMode
   const { provider, modelId, apiKey } = options;
   if (!modelId) throw new ProviderConfigError(`createProviderModel: modelId is empty; give the provider's model id, e.g. "gpt-4.1-mini".`);
   const baseURL = options.baseURL ? checkedBaseUrl(options.baseURL) : undefined;
+  const fetch = unreachableFetch(options.fetch);
   let languageModel: LanguageModel;
   let api: Model["api"];
   switch (provider) {
     case "openai": {
-      const openai = createOpenAI({ apiKey, baseURL });
+      const openai = createOpenAI({ apiKey, baseURL, fetch });
       const chat = options.openaiApi === "chat";
       languageModel = chat ? openai.chat(modelId) : openai.responses(modelId);
       api = chat ? "openai-completions" : "openai-responses";
       break;
     }
     case "anthropic":
-      languageModel = createAnthropic({ apiKey, baseURL })(modelId);
+      languageModel = createAnthropic({ apiKey, baseURL, fetch })(modelId);
       api = "anthropic-messages";
       break;
     case "openai-compatible":
@@ -93,7 +101,7 @@ export function createProviderModel(options: ProviderModelOptions): ProviderMode
           `createProviderModel: provider "openai-compatible" needs baseURL, the server's API root, e.g. "http://127.0.0.1:11434/v1".`,
         );
       }
-      languageModel = createOpenAICompatible({ name: "openai-compatible", baseURL, apiKey, includeUsage: true })(modelId);
+      languageModel = createOpenAICompatible({ name: "openai-compatible", baseURL, apiKey, includeUsage: true, fetch })(modelId);
       api = "openai-completions";
       break;
     default: {
