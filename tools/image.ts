@@ -1,5 +1,8 @@
 /**
- * Image detection by magic bytes and downscaling of images too large to send.
+ * Image detection by magic bytes and downscaling of images too large to send. The
+ * downscaling uses `sharp`, an optional dependency loaded on first use: without it,
+ * images within {@link IMAGE_MAX_BYTES} are sent as they are and larger ones are
+ * refused with a message saying how to install it.
  */
 
 /** Image types `read` returns as image blocks. */
@@ -38,15 +41,58 @@ export interface PreparedImage {
   mimeType: ImageMimeType;
   /** Set when the image was downscaled or re-encoded. */
   resized?: { fromWidth: number; fromHeight: number; toWidth: number; toHeight: number };
+  /** True when its pixel size could not be checked: no image library (sharp) is installed. */
+  unchecked?: true;
 }
+
+/** The part of `sharp`'s chainable API {@link prepareImage} uses. */
+export interface ImagePipeline {
+  metadata(): Promise<{ width?: number; height?: number }>;
+  resize(options: { width: number; height: number; fit: "inside"; withoutEnlargement: boolean }): ImagePipeline;
+  jpeg(options?: { quality?: number }): ImagePipeline;
+  webp(): ImagePipeline;
+  png(): ImagePipeline;
+  toBuffer(options: { resolveWithObject: true }): Promise<{ data: Buffer; info: { width: number; height: number } }>;
+}
+
+/** An image library: `sharp`'s default export, or anything with the same shape. */
+export type ImageLibrary = (input: Buffer) => ImagePipeline;
+
+/** Loads the image library, or answers `"absent"` when it is not installed. Must not throw. */
+export type ImageLibraryLoader = () => Promise<ImageLibrary | "absent">;
+
+/** What to install to get image downscaling. */
+export const IMAGE_LIBRARY_INSTALL_HINT = "npm install sharp";
+
+/**
+ * The default {@link ImageLibraryLoader}: imports the optional dependency `sharp` on
+ * first use; `"absent"` when it is not installed or its native part does not load.
+ */
+export const loadSharp: ImageLibraryLoader = async () => {
+  try {
+    const { default: sharp } = await import("sharp");
+    return sharp;
+  } catch {
+    return "absent";
+  }
+};
 
 /**
  * Downscales an image whose longer side exceeds {@link IMAGE_MAX_DIMENSION} or whose size
- * exceeds {@link IMAGE_MAX_BYTES} (keeping the aspect ratio, with `sharp`); other images
- * come back unchanged. Throws when the image cannot be decoded.
+ * exceeds {@link IMAGE_MAX_BYTES} (keeping the aspect ratio); other images come back
+ * unchanged. Without an image library (`loadLibrary` answers `"absent"`), an image within
+ * the byte limit comes back unchanged marked `unchecked`, and a larger one throws an
+ * error saying to install sharp. Throws when the image cannot be decoded.
  */
-export async function prepareImage(data: Buffer, mimeType: ImageMimeType): Promise<PreparedImage> {
-  const { default: sharp } = await import("sharp");
+export async function prepareImage(data: Buffer, mimeType: ImageMimeType, loadLibrary: ImageLibraryLoader = loadSharp): Promise<PreparedImage> {
+  const sharp = await loadLibrary();
+  if (sharp === "absent") {
+    if (data.length <= IMAGE_MAX_BYTES) return { data, mimeType, unchecked: true };
+    throw new Error(
+      `The image is ${(data.length / 1024 / 1024).toFixed(1)} MB, over the ${IMAGE_MAX_BYTES / 1024 / 1024} MB that can be sent, ` +
+        `and downscaling it needs the optional package sharp, which is not installed (${IMAGE_LIBRARY_INSTALL_HINT}).`,
+    );
+  }
   const metadata = await sharp(data).metadata();
   const width = metadata.width ?? 0;
   const height = metadata.height ?? 0;

@@ -30,7 +30,19 @@ export { resolveToolPath, expandPath, type PathOptions } from "./resolve-path.js
 export { PathOutsideRootError } from "./path-outside-root-error.js";
 export { withFileMutationQueue } from "./file-mutation-queue.js";
 export { writeFileAtomic } from "./atomic-write.js";
-export { detectImageMimeType, prepareImage, IMAGE_MAX_DIMENSION, IMAGE_MAX_BYTES, type ImageMimeType, type PreparedImage } from "./image.js";
+export {
+  detectImageMimeType,
+  loadSharp,
+  prepareImage,
+  IMAGE_LIBRARY_INSTALL_HINT,
+  IMAGE_MAX_DIMENSION,
+  IMAGE_MAX_BYTES,
+  type ImageLibrary,
+  type ImageLibraryLoader,
+  type ImageMimeType,
+  type ImagePipeline,
+  type PreparedImage,
+} from "./image.js";
 export { walkTree, type WalkEntry, type WalkOperations } from "./walk.js";
 export { findRipgrep, findFd, type SearchBackend } from "./external-command.js";
 export { OPERATION_ABORTED } from "./abort.js";

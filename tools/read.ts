@@ -5,7 +5,7 @@ import { Type, type Static } from "typebox";
 import type { AgentTool, AgentToolResult, ImageContent, TextContent } from "../src/types.js";
 import { throwIfAborted } from "./abort.js";
 import { hasErrorCode, localFileSystem, type FileSystemOperations } from "./file-system-operations.js";
-import { detectImageMimeType, prepareImage } from "./image.js";
+import { IMAGE_LIBRARY_INSTALL_HINT, IMAGE_MAX_DIMENSION, detectImageMimeType, loadSharp, prepareImage, type ImageLibraryLoader, type PreparedImage } from "./image.js";
 import { resolveToolPath, type PathOptions } from "./resolve-path.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead, type TruncationResult } from "./truncate.js";
 
@@ -36,6 +36,12 @@ export interface ReadToolOptions extends PathOptions {
   operations?: ReadOperations;
   /** Downscale images larger than 2000 px or 4.5 MB before sending them. Default true. */
   autoResizeImages?: boolean;
+  /**
+   * Loads the image library that downscales images. Default: the optional dependency
+   * `sharp`, imported on first use; when it answers `"absent"`, images are sent unchecked
+   * (said in the result) and images over 4.5 MB are refused.
+   */
+  loadImageLibrary?: ImageLibraryLoader;
 }
 
 function describeRead(): string {
@@ -49,13 +55,15 @@ function describeRead(): string {
 async function readImage(
   data: Buffer,
   mimeType: NonNullable<ReturnType<typeof detectImageMimeType>>,
-  resize: boolean,
+  loadLibrary: ImageLibraryLoader | undefined,
 ): Promise<AgentToolResult<ReadToolDetails>> {
-  const prepared = resize ? await prepareImage(data, mimeType) : { data, mimeType };
-  const resized = "resized" in prepared ? prepared.resized : undefined;
+  const prepared: PreparedImage = loadLibrary ? await prepareImage(data, mimeType, loadLibrary) : { data, mimeType };
+  const resized = prepared.resized;
   const note = resized
     ? ` (downscaled from ${resized.fromWidth}x${resized.fromHeight} to ${resized.toWidth}x${resized.toHeight})`
-    : "";
+    : prepared.unchecked
+      ? ` (size not checked against the ${IMAGE_MAX_DIMENSION} px limit: the optional package sharp is not installed; ${IMAGE_LIBRARY_INSTALL_HINT})`
+      : "";
   const text: TextContent = { type: "text", text: `Read image file [${prepared.mimeType}]${note}` };
   const image: ImageContent = { type: "image", data: prepared.data.toString("base64"), mimeType: prepared.mimeType };
   return { content: [text, image], details: { image: { mimeType: prepared.mimeType, ...(resized ? { resized } : {}) } } };
@@ -98,7 +106,7 @@ function readText(text: string, input: ReadToolInput): AgentToolResult<ReadToolD
  */
 export function createReadTool(cwd: string, options: ReadToolOptions = {}): AgentTool<typeof readSchema, ReadToolDetails> {
   const fs = options.operations ?? localFileSystem;
-  const resize = options.autoResizeImages ?? true;
+  const loadLibrary = (options.autoResizeImages ?? true) ? (options.loadImageLibrary ?? loadSharp) : undefined;
   return {
     name: "read",
     label: "Read",
@@ -119,7 +127,7 @@ export function createReadTool(cwd: string, options: ReadToolOptions = {}): Agen
       throwIfAborted(signal);
       const mimeType = detectImageMimeType(data);
       if (mimeType) {
-        const result = await readImage(data, mimeType, resize);
+        const result = await readImage(data, mimeType, loadLibrary);
         throwIfAborted(signal);
         return result;
       }

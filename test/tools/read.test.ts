@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createReadTool } from "../../tools/index.js";
+import { createReadTool, loadSharp } from "../../tools/index.js";
 import type { ImageContent, TextContent } from "../../src/types.js";
 import { createTempWorkspace, type TempWorkspace } from "../helpers/temp-workspace.js";
 
@@ -89,6 +89,35 @@ describe("read", () => {
     expect(textOf(result.content)).toBe("Read image file [image/jpeg] (downscaled from 3000x1500 to 2000x1000)");
     const meta = await sharp(Buffer.from((result.content[1] as ImageContent).data, "base64")).metadata();
     expect([meta.width, meta.height]).toEqual([2000, 1000]);
+  });
+
+  it("sends an image unchanged and says its size was not checked when sharp is absent", async () => {
+    const png = await sharp({ create: { width: 3000, height: 10, channels: 3, background: "blue" } }).png().toBuffer();
+    ws.write("wide.png", png);
+    const result = await createReadTool(ws.dir, { loadImageLibrary: async () => "absent" }).execute("t", { path: "wide.png" });
+    expect(textOf(result.content)).toBe(
+      "Read image file [image/png] (size not checked against the 2000 px limit: the optional package sharp is not installed; npm install sharp)",
+    );
+    expect(Buffer.from((result.content[1] as ImageContent).data, "base64").equals(png)).toBe(true);
+  });
+
+  it("refuses an image over 4.5 MB, saying to install sharp, when sharp is absent", async () => {
+    const big = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(5 * 1024 * 1024, 1)]);
+    ws.write("huge.jpg", big);
+    await expect(createReadTool(ws.dir, { loadImageLibrary: async () => "absent" }).execute("t", { path: "huge.jpg" })).rejects.toThrow(
+      "The image is 5.0 MB, over the 4.5 MB that can be sent, and downscaling it needs the optional package sharp, which is not installed (npm install sharp).",
+    );
+  });
+
+  it("loads sharp only when an image is read", async () => {
+    let loads = 0;
+    const counting = async () => {
+      loads += 1;
+      return loadSharp();
+    };
+    ws.write("plain.txt", "hello\n");
+    await createReadTool(ws.dir, { loadImageLibrary: counting }).execute("t", { path: "plain.txt" });
+    expect(loads).toBe(0);
   });
 
   it("throws Operation aborted when the signal has fired", async () => {
