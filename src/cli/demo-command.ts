@@ -1,5 +1,5 @@
 import { prepareOutputPath } from "./prepare-output-path.js";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { DEMO_WORKSPACE_FILES } from "../providers/demo-script.js";
@@ -22,11 +22,40 @@ export const DEMO_CHUNK_DELAY_MS = 12;
 /** Prefix of the temporary directory the demo creates. */
 export const DEMO_DIR_PREFIX = "loopchart-demo-";
 
+/** How old a demo's temporary directory must be before a later demo removes it: one day. */
+export const DEMO_DIR_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Removes the `loopchart-demo-*` directories in `parent` last changed more than
+ * {@link DEMO_DIR_MAX_AGE_MS} before `now`, so demos do not pile up in the OS temp
+ * directory. Leaves everything else alone; never throws (a directory it cannot remove
+ * stays).
+ */
+export async function pruneDemoDirectories(parent: string, now: number = Date.now()): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(parent);
+  } catch {
+    return;
+  }
+  for (const name of names.filter((entry) => entry.startsWith(DEMO_DIR_PREFIX))) {
+    const path = join(parent, name);
+    try {
+      const stat = await lstat(path);
+      if (stat.isDirectory() && now - stat.mtimeMs > DEMO_DIR_MAX_AGE_MS) await rm(path, { recursive: true, force: true });
+    } catch {
+      // Another user's directory, or one removed meanwhile: not ours to worry about.
+    }
+  }
+}
+
 /**
  * Creates `<tmp>/loopchart-demo-XXXX/workspace` holding `DEMO_WORKSPACE_FILES` and
- * returns the workspace path and the default trace path beside it.
+ * returns the workspace path and the default trace path beside it. Demo directories
+ * older than a day are removed first ({@link pruneDemoDirectories}).
  */
 export async function createDemoWorkspace(): Promise<{ workspace: string; tracePath: string }> {
+  await pruneDemoDirectories(tmpdir());
   const root = await mkdtemp(join(tmpdir(), DEMO_DIR_PREFIX));
   const workspace = join(root, "workspace");
   for (const [relative, content] of Object.entries(DEMO_WORKSPACE_FILES)) {
@@ -63,7 +92,7 @@ export async function demoCommand(args: readonly string[], io: CliIo): Promise<n
   const toolNames = [...DEFAULT_TOOL_NAMES];
 
   if (!json) {
-    io.stderr.write(`loopchart demo · model scripted/demo (offline) · workspace ${workspace}\n`);
+    io.stderr.write(`loopchart demo · model scripted/demo (offline) · workspace ${workspace} (a demo run a day later removes it)\n`);
     io.stderr.write(`> ${DEMO_PROMPT}\n\n`);
   }
   // Loaded only once the command line is valid: it brings the loop engine.

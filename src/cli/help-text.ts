@@ -13,7 +13,7 @@ Usage:
 
 Examples:
   loopchart demo
-  loopchart run --model scripted/demo "Tidy up this workspace"
+  loopchart run --model scripted/demo --cwd "$(mktemp -d)" "Tidy up this workspace"
   OPENAI_API_KEY=sk-... loopchart run "Why does npm test fail?"
   loopchart run --model openai-compatible/llama3.2 --base-url http://127.0.0.1:11434/v1 "List the TODOs"
   loopchart replay run.jsonl
@@ -30,7 +30,9 @@ a final summary line go to stderr. A prompt of - is read from stdin.
 
 Options:
   -m, --model <provider>/<id>  The model. Providers:
-                                 scripted/demo, scripted/<path.json>  offline scripted model
+                                 scripted/demo, scripted/<path.json>  offline scripted model: plays
+                                                     a fixed script whatever the prompt
+                                                     (format: docs/SCRIPTED_MODEL.md)
                                  openai/<id>         needs OPENAI_API_KEY
                                  anthropic/<id>      needs ANTHROPIC_API_KEY
                                  openai-compatible/<id>  needs --base-url or OPENAI_BASE_URL;
@@ -64,7 +66,7 @@ Ctrl-C aborts the run: running tools are killed, the trace is flushed, exit code
 Exit codes: 0 completed/terminated/stopped, 1 error, 2 usage, 3 max turns, 130 aborted.
 
 Examples:
-  loopchart run --model scripted/demo --cwd /tmp/ws "Tidy up this workspace"
+  loopchart run --model scripted/demo --cwd "$(mktemp -d)" "Tidy up this workspace"
   loopchart run --model openai/gpt-4.1-mini --all-tools --trace run.jsonl "Find dead code in src/"
   echo "Summarise README.md" | loopchart run --model anthropic/${DEFAULT_ANTHROPIC_MODEL} --tools read -
 `;

@@ -3,16 +3,9 @@
  * The `loopchart` executable: wires {@link runCli} to this process (streams, env,
  * Ctrl-C) and exits with its code once stdout and stderr are flushed.
  */
-import { basename, relative } from "node:path";
 import { runCli } from "./cli.js";
 import type { CliIo } from "./cli-io.js";
-
-/** How to tell the user to call the CLI again: `loopchart` via the bin link, else the script path. */
-function invokedAs(script: string | undefined): string {
-  if (script === undefined || basename(script) === "loopchart") return "loopchart";
-  const path = relative(process.cwd(), script) || script;
-  return script.endsWith(".ts") ? `npx tsx ${path}` : `node ${path}`;
-}
+import { invokedAs } from "./invoked-as.js";
 
 const io: CliIo = {
   stdout: process.stdout,
@@ -20,7 +13,7 @@ const io: CliIo = {
   stdin: process.stdin,
   env: process.env,
   cwd: process.cwd(),
-  invokedAs: invokedAs(process.argv[1]),
+  invokedAs: invokedAs({ script: process.argv[1], env: process.env, cwd: process.cwd() }),
   onInterrupt(handler) {
     process.on("SIGINT", handler);
     process.on("SIGTERM", handler);

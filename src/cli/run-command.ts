@@ -23,6 +23,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   if (prompt === "") throw new UsageError("run: the prompt read from stdin is empty.");
   if (parsed.tracePath !== undefined) prepareOutputPath("--trace", parsed.tracePath);
   const resolved = await resolveModel({ spec: parsed.model, baseUrl: parsed.baseUrl, env: io.env, cwd: io.cwd });
+  if (resolved.provider === "scripted") io.stderr.write(`${scriptedModelNote(resolved.spec, io.invokedAs)}\n`);
   const tools = await createTools(parsed.tools, parsed.cwd);
   // Loaded only once the command line is valid: it brings the loop engine.
   const { runSession } = await import("./run-session.js");
@@ -44,4 +45,18 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     io.stderr.write(`Trace written to ${outcome.tracePath}\nReplay it with: ${io.invokedAs} replay ${outcome.tracePath}\n`);
   }
   return outcome.exitCode;
+}
+
+/**
+ * What a scripted model does, printed before its run: it plays a fixed script whatever
+ * the prompt says, and `scripted/demo` acts on the demo's files in `--cwd`.
+ */
+export function scriptedModelNote(spec: string, invokedAs: string): string {
+  if (spec === "scripted/demo") {
+    return (
+      `Note: ${spec} plays a fixed script whatever the prompt says: it reads notes.txt, runs greet.sh and writes summary.md in --cwd. ` +
+      `Run it in a scratch directory (--cwd "$(mktemp -d)"), or try ${invokedAs} demo, which sets one up.`
+    );
+  }
+  return `Note: ${spec} plays the responses of its script whatever the prompt says (format: docs/SCRIPTED_MODEL.md).`;
 }

@@ -1,5 +1,5 @@
 /** zod schemas of the trace lines (docs/TRACE_FORMAT.md); `parseTrace` validates every line with them. */
-import { z } from "zod";
+import { z } from "zod/v4";
 
 const AGENT_EVENT_TYPES = [
   "agent_start",

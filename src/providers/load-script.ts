@@ -3,7 +3,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { basename, extname, resolve } from "node:path";
-import type { z } from "zod";
+import type { z } from "zod/v4";
 import { DEMO_SCRIPT } from "./demo-script.js";
 import { ScriptError } from "./script-error.js";
 import { scriptSchema, type Script } from "./script-schema.js";

@@ -38,7 +38,7 @@
  *
  * Unknown keys are rejected, so a typo is reported instead of ignored.
  */
-import { z } from "zod";
+import { z } from "zod/v4";
 
 const nonNegativeInt = z.number().int().min(0);
 
