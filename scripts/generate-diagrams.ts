@@ -1,15 +1,15 @@
 /**
- * Writes the Mermaid diagram of each shipped machine to visualizations/.
- * Run with `npm run diagrams`; a test fails when a committed diagram is stale.
+ * Writes the Mermaid and SVG diagrams of each shipped machine to visualizations/ (offline:
+ * the SVG layout is ELK's, run in this process). Run with `npm run diagrams`; a test fails
+ * when a committed diagram is stale.
  */
 import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { DIAGRAMS } from "../visualizations/diagrams.js";
-import { toMermaid } from "../src/inspection/to-mermaid.js";
+import { diagramFiles } from "../visualizations/diagrams.js";
 
 const here = new URL("../visualizations/", import.meta.url);
-for (const { file, machine } of DIAGRAMS) {
+for (const { file, text } of await diagramFiles()) {
   const path = fileURLToPath(new URL(file, here));
-  await writeFile(path, toMermaid(machine));
+  await writeFile(path, text);
   console.log(`wrote ${path}`);
 }

@@ -1,10 +1,15 @@
 /**
  * The machines whose diagrams are generated into this folder, and their files: every
  * state machine exported by machines/index.ts, named after its id in kebab case
- * (`agentLoop` → `agent-loop.mmd`). A machine added there gets a diagram without edits here.
+ * (`agentLoop` → `agent-loop.mmd` and `agent-loop.svg`). A machine added there gets its
+ * diagrams without edits here.
  */
 import type { AnyStateMachine } from "xstate";
 import * as machines from "../machines/index.js";
+import { describeMachine } from "../src/inspection/describe-machine.js";
+import { toMermaid } from "../src/inspection/to-mermaid.js";
+import { layoutChart } from "./chart-layout.js";
+import { chartSvg } from "./chart-svg.js";
 
 function isStateMachine(value: unknown): value is AnyStateMachine {
   return typeof value === "object" && value !== null && "root" in value && "config" in value && "provide" in value;
@@ -12,7 +17,22 @@ function isStateMachine(value: unknown): value is AnyStateMachine {
 
 const kebab = (id: string): string => id.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 
-export const DIAGRAMS: readonly { file: string; machine: AnyStateMachine }[] = Object.values(machines as Record<string, unknown>)
+/** Each shipped machine with the base name of its diagram files; the loop first. */
+export const DIAGRAMS: readonly { name: string; machine: AnyStateMachine }[] = Object.values(machines as Record<string, unknown>)
   .filter(isStateMachine)
-  .map((machine) => ({ file: `${kebab(machine.id)}.mmd`, machine }))
-  .sort((a, b) => (a.machine.id === "agentLoop" ? -1 : b.machine.id === "agentLoop" ? 1 : a.file.localeCompare(b.file)));
+  .map((machine) => ({ name: kebab(machine.id), machine }))
+  .sort((a, b) => (a.machine.id === "agentLoop" ? -1 : b.machine.id === "agentLoop" ? 1 : a.name.localeCompare(b.name)));
+
+/** The SVG chart of `machine` (ELK layout, our SVG writer): what `<name>.svg` holds and what the viewer inlines. */
+export async function machineSvg(machine: AnyStateMachine): Promise<string> {
+  return chartSvg(await layoutChart(describeMachine(machine)));
+}
+
+/** Every generated file of this folder (path relative to it) with the text it must hold. Deterministic. */
+export async function diagramFiles(): Promise<{ file: string; text: string }[]> {
+  const files: { file: string; text: string }[] = [];
+  for (const { name, machine } of DIAGRAMS) {
+    files.push({ file: `${name}.mmd`, text: toMermaid(machine) }, { file: `${name}.svg`, text: await machineSvg(machine) });
+  }
+  return files;
+}
