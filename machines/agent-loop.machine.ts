@@ -227,13 +227,6 @@ export const agentLoopMachine = setup({
       }
       enqueue.assign(changedBatch(context, { waiting: [], ...withRunning(context, indexes) }));
     }),
-    markExecuted: enqueueActions(({ context, enqueue }, params: { index: number }) => {
-      const batch = context.batch as ToolBatch;
-      if (!batch.running[params.index]) return;
-      const running = batch.running.slice();
-      running[params.index] = false;
-      enqueue.assign(changedBatch(context, { running, runningCount: batch.runningCount - 1 }));
-    }),
     recordSettled: enqueueActions(({ context, enqueue }, params: Extract<AgentLoopEvent, { type: "tool.settled" }>) => {
       const batch = context.batch;
       if (!batch || batch.results[params.index] !== null) return;
@@ -485,7 +478,6 @@ export const agentLoopMachine = setup({
           entry: "releaseCalls",
           always: { guard: "allExecuted", target: "finalizing" },
           on: {
-            "tool.executed": { actions: { type: "markExecuted", params: ({ event }) => ({ index: event.index }) } },
             "tool.settled": { actions: { type: "recordSettled", params: ({ event }) => event } },
           },
         },

@@ -63,7 +63,6 @@ export const callGroupMachine = setup({
   on: {
     "group.send": { actions: "deliver" },
     "tool.prepared": { actions: "passOn" },
-    "tool.executed": { actions: "passOn" },
     "tool.settled": { actions: "passOn" },
   },
 });

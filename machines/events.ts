@@ -37,17 +37,27 @@ export interface ToolCallInput {
    * `tool.settled` is reported.
    */
   reportsPreparation?: boolean;
+  /** Set when the run has `beforeToolCall` or `afterToolCall`: what those hooks are shown. */
+  hookScope?: CallHookScope;
 }
 
 /**
- * Events a tool-call actor sends to the loop. `tool.prepared` only when the
- * loop asked for it (`reportsPreparation`), `tool.executed` only when the run
- * has `afterToolCall` (otherwise `tool.settled` follows execution at once), and
- * exactly one `tool.settled` per call.
+ * What a call's hooks are shown besides the call: the assistant message that
+ * made it and the run's context as the batch started (as pi's `currentContext`,
+ * which gets the batch's results only after the batch).
+ */
+export interface CallHookScope {
+  assistantMessage: AssistantMessage;
+  systemPrompt: string;
+  messages: Transcript;
+}
+
+/**
+ * Events a tool-call actor sends its parent: `tool.prepared` only when asked to
+ * wait (`call.prepare`), and exactly one `tool.settled` per call.
  */
 export type ToolCallToLoopEvent =
   | { type: "tool.prepared"; toolCallId: string; index: number }
-  | { type: "tool.executed"; toolCallId: string; index: number }
   | { type: "tool.settled"; toolCallId: string; toolName: string; index: number; result: AgentToolResult<unknown>; isError: boolean };
 
 /**

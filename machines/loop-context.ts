@@ -198,12 +198,17 @@ export const callGroupId = (group: number): string => `calls-${group}`;
 export function callInputs(context: AgentLoopContext): ToolCallInput[] {
   const batch = context.batch as ToolBatch;
   const hooks = { beforeToolCall: context.hooks.beforeToolCall, afterToolCall: context.hooks.afterToolCall };
+  const hookScope =
+    hooks.beforeToolCall || hooks.afterToolCall
+      ? { assistantMessage: context.assistant as AssistantMessage, systemPrompt: context.systemPrompt, messages: context.messages }
+      : undefined;
   return batch.calls.map(
     (toolCall, index): ToolCallInput => ({
       toolCall,
       index,
       hooks,
       reportsPreparation: batch.handshake,
+      ...(hookScope ? { hookScope } : {}),
       ...(batch.refusal !== undefined ? { refusal: batch.refusal } : {}),
     }),
   );

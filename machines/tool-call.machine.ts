@@ -1,31 +1,29 @@
 /**
  * One tool call, as its own actor:
- *   queued → preparing → prepared → executing → (finalizing) → done
- * or queued → preparing → done with an immediate error result
- * (unknown tool, invalid arguments, blocked, aborted, refused).
  *
- * One is spawned per call, in source order, with the tool call id as actor id (by
- * the loop, or by a call group in a large batch). It waits for the loop at two points — `queued` until
- * `call.prepare`, `prepared` until `call.execute` (or `call.cancel` after an
- * abort) — which is how the loop keeps preparation one at a time in source order
- * and execution parallel or sequential; told `call.start` instead, it prepares and
- * executes without waiting (parallel batches without a handshake). It announces its own
- * `tool_execution_start` (on starting to prepare) and `tool_execution_end` (on
- * settling) with the chart's `emit`, so those keep their order with preparation and
- * completion. It reports `tool.prepared` when the loop waits for it (`reportsPreparation`),
- * `tool.executed` when a finalizing hook follows, and exactly one `tool.settled`
- * on reaching `done` — always to its parent (the loop, or the call group that
- * passes it on).
+ *   queued ─▶ preparing ─┬─ (settled: refused, unknown, invalid, blocked, aborted) ─▶ done
+ *                        ├─ (told call.prepare) ─▶ prepared ─ call.execute ─▶ executing
+ *                        └─ (told call.start) ──────────────────────────────▶ executing
+ *   executing ─┬─ consultsAfterHook ─▶ finalizing ─▶ done
+ *              └─▶ done
  *
- * No I/O here. `prepareArguments` (lookup, shim, validation) is a named action;
- * the tool's `execute` runs in the invoked `executeTool` actor of `executing` (its
- * own signal aborts when the call is stopped); `beforeToolCall` and `afterToolCall`
- * are invoked actors of their states. `src/actors/` provides the real ones. The
- * context is plain data, changed only through `assign`.
+ * Its batch spawns it (system id `toolCall:<id>`) and tells it `call.start`
+ * (prepare, then execute) or `call.prepare` (prepare, report `tool.prepared`,
+ * wait in `prepared` for `call.execute`). Either way it reports exactly one
+ * `tool.settled` to its parent, on reaching `done`. `call.cancel` (the run gave up
+ * waiting after an abort) settles it at once from any step; leaving a state stops
+ * its actor, so a cancelled tool's signal aborts.
+ *
+ * Each step's work is an invoked, named actor of the call: `prepareCall` (lookup,
+ * `prepareArguments`, validation, `beforeToolCall`), `executeTool` (the tool's
+ * `execute` with the call's own signal) and `afterToolCall`. They take what they
+ * need as input from this context; `src/actors/` provides the real ones. The call
+ * emits its own `tool_execution_start` (entering `preparing`) and
+ * `tool_execution_end` (settling). The context is plain data, changed only through `assign`.
  */
 import { assign, emit, enqueueActions, fromPromise, sendParent, setup } from "xstate";
 import type { AgentEvent, AgentToolResult, BeforeToolCallResult } from "../src/types.js";
-import type { LoopToToolCallEvent, SettledToolCall, ToolCallInput, ToolCallToLoopEvent } from "./events.js";
+import type { CallHookScope, LoopToToolCallEvent, SettledToolCall, ToolCallInput, ToolCallToLoopEvent } from "./events.js";
 import { describeThrown } from "../src/describe-thrown.js";
 
 /** Context of a tool-call actor. JSON-serializable. */
@@ -34,7 +32,7 @@ export interface ToolCallContext extends ToolCallInput {
   args?: unknown;
   /** The settled result, once known. */
   settled?: SettledToolCall;
-  /** Told to `call.start`: goes on from preparation to execution without waiting for the loop. */
+  /** Told `call.start`: goes on from preparation to execution without waiting. */
   proceeds?: boolean;
 }
 
@@ -46,7 +44,17 @@ export function errorResult(text: string): AgentToolResult<unknown> {
 /** Text of an error caught from a hook or tool. Never throws, whatever was thrown (see {@link describeThrown}). */
 export const errorText = describeThrown;
 
-/** Input of the `beforeToolCall` and `executeTool` actors. */
+/** Input of the `prepareCall` actor. */
+export interface PrepareCallInput {
+  toolCall: ToolCallInput["toolCall"];
+  /** Set when the run has `beforeToolCall`: what the hook is shown. */
+  hookScope?: CallHookScope;
+}
+
+/** What preparation ends with: the arguments to execute with, or the call's result already. */
+export type PreparedCall = { args: unknown } | { settled: SettledToolCall };
+
+/** Input of the `executeTool` actor. */
 export interface ExecuteToolInput {
   toolCall: ToolCallInput["toolCall"];
   args: unknown;
@@ -55,6 +63,7 @@ export interface ExecuteToolInput {
 /** Input of the `afterToolCall` actor. */
 export interface FinalizeToolCallInput extends ExecuteToolInput {
   executed: SettledToolCall;
+  hookScope?: CallHookScope;
 }
 
 /** Text of the result when `beforeToolCall` blocks without a reason. */
@@ -62,7 +71,16 @@ export const BLOCKED_MESSAGE = "Tool execution was blocked";
 
 export const missingResult = (): SettledToolCall => ({ result: errorResult("Tool call ended without a result"), isError: true });
 
+/** The settled result a `beforeToolCall` verdict that blocks becomes. */
+export function blockedResult(verdict: BeforeToolCallResult): SettledToolCall {
+  const reason: unknown = verdict.reason;
+  const text = reason === undefined || reason === "" ? BLOCKED_MESSAGE : describeThrown(reason);
+  const result = errorResult(text);
+  return { result: verdict.terminate === undefined ? result : { ...result, terminate: verdict.terminate }, isError: true };
+}
+
 const settledFromOutput = ({ event }: { event: { output: SettledToolCall } }): SettledToolCall => event.output;
+const cancelled = { type: "settleWithError", params: ({ event }: { event: { reason: string } }) => ({ error: event.reason }) } as const;
 
 export const toolCallMachine = setup({
   types: {
@@ -72,8 +90,12 @@ export const toolCallMachine = setup({
     emitted: {} as AgentEvent,
   },
   actors: {
-    /** Asks `beforeToolCall`. Stand-in: allows. */
-    beforeToolCall: fromPromise<BeforeToolCallResult | undefined, ExecuteToolInput>(async () => undefined),
+    /**
+     * Looks the tool up, applies `prepareArguments`, validates, and asks
+     * `beforeToolCall` (when the run has it). Never rejects for the tool's or
+     * hook's fault: every failure is a settled error result. Stand-in: accepts the raw arguments.
+     */
+    prepareCall: fromPromise<PreparedCall, PrepareCallInput>(async ({ input }) => ({ args: input.toolCall.arguments })),
     /**
      * Runs the tool with the call's own signal (aborted when this call stops, and
      * by the run's abort). Never rejects: a throwing tool resolves to an error
@@ -85,26 +107,18 @@ export const toolCallMachine = setup({
   },
   guards: {
     isRefused: ({ context }) => context.refusal !== undefined,
-    isSettled: ({ context }) => context.settled !== undefined,
+    settledInPreparation: (_, prepared: PreparedCall) => "settled" in prepared,
     proceeds: ({ context }) => context.proceeds === true,
-    consultsBeforeHook: ({ context }) => context.hooks?.beforeToolCall === true,
     consultsAfterHook: ({ context }) => context.hooks?.afterToolCall === true,
-    isBlocked: (_, verdict: BeforeToolCallResult | undefined) => verdict?.block === true,
   },
   actions: {
-    /** Looks the tool up, applies `prepareArguments` and validates. Stand-in: accepts the raw arguments. */
-    prepareArguments: assign({ args: ({ context }) => context.toolCall.arguments }),
-    /** Remembers that the loop said `call.start`: execute once prepared. */
+    /** Remembers that the batch said `call.start`: execute once prepared. */
     proceedWhenPrepared: assign({ proceeds: true }),
+    /** Records what preparation ended with: the arguments, or the result. */
+    acceptPrepared: assign((_, prepared: PreparedCall) => prepared),
     /** Records the call's outcome: the executed (or finalized) result. */
     settle: assign((_, settled: SettledToolCall) => ({ settled })),
     settleWithRefusal: assign(({ context }) => ({ settled: { result: errorResult(context.refusal ?? ""), isError: true } })),
-    settleBlocked: assign((_, verdict: BeforeToolCallResult | undefined) => {
-      const reason: unknown = verdict?.reason;
-      const text = reason === undefined || reason === "" ? BLOCKED_MESSAGE : describeThrown(reason);
-      const result = errorResult(text);
-      return { settled: { result: verdict?.terminate === undefined ? result : { ...result, terminate: verdict.terminate }, isError: true } };
-    }),
     settleWithError: assign((_, params: { error: unknown }) => ({ settled: { result: errorResult(errorText(params.error)), isError: true } })),
     /** `tool_execution_start`, emitted by this call's actor. */
     announceStart: emit(({ context }) => ({
@@ -128,11 +142,6 @@ export const toolCallMachine = setup({
       if (!context.reportsPreparation) return;
       enqueue.sendParent({ type: "tool.prepared", toolCallId: context.toolCall.id, index: context.index } satisfies ToolCallToLoopEvent);
     }),
-    reportExecuted: sendParent(({ context }): ToolCallToLoopEvent => ({
-      type: "tool.executed",
-      toolCallId: context.toolCall.id,
-      index: context.index,
-    })),
     reportSettled: sendParent(({ context }): ToolCallToLoopEvent => {
       const settled = context.settled ?? missingResult();
       return {
@@ -152,116 +161,72 @@ export const toolCallMachine = setup({
   states: {
     queued: {
       on: {
-        "call.prepare": "preparing",
+        // A refused call (length truncation) settles without preparing.
+        "call.prepare": [{ guard: "isRefused", target: "done", actions: ["announceStart", "settleWithRefusal"] }, { target: "preparing" }],
         "call.start": { target: "preparing", actions: "proceedWhenPrepared" },
       },
     },
     preparing: {
       entry: "announceStart",
-      // The loop gave up waiting after an abort: the hook's late answer is ignored.
-      on: {
-        "call.cancel": {
-          target: "done",
-          actions: { type: "settleWithError", params: ({ event }) => ({ error: event.reason }) },
-        },
-      },
-      initial: "validating",
-      states: {
-        validating: {
-          always: [
-            { guard: "isRefused", target: "#toolCall.done", actions: "settleWithRefusal" },
-            { target: "checked", actions: "prepareArguments" },
-          ],
-        },
-        checked: {
-          always: [
-            { guard: "isSettled", target: "#toolCall.done" },
-            { guard: "consultsBeforeHook", target: "consultingHook" },
-            { guard: "proceeds", target: "#toolCall.executing" },
-            { target: "#toolCall.prepared" },
-          ],
-        },
-        consultingHook: {
-          invoke: {
-            id: "beforeToolCall",
-            src: "beforeToolCall",
-            input: ({ context }) => ({ toolCall: context.toolCall, args: context.args }),
-            onDone: [
-              {
-                guard: { type: "isBlocked", params: ({ event }) => event.output },
-                target: "#toolCall.done",
-                actions: { type: "settleBlocked", params: ({ event }) => event.output },
-              },
-              { target: "#toolCall.prepared" },
-            ],
-            onError: {
-              target: "#toolCall.done",
-              actions: { type: "settleWithError", params: ({ event }) => ({ error: event.error }) },
-            },
+      on: { "call.cancel": { target: "done", actions: cancelled } },
+      invoke: {
+        id: "prepareCall",
+        src: "prepareCall",
+        input: ({ context }): PrepareCallInput => ({
+          toolCall: context.toolCall,
+          ...(context.hooks?.beforeToolCall && context.hookScope ? { hookScope: context.hookScope } : {}),
+        }),
+        onDone: [
+          {
+            guard: { type: "settledInPreparation", params: ({ event }) => event.output },
+            target: "done",
+            actions: { type: "acceptPrepared", params: ({ event }) => event.output },
           },
-        },
+          { guard: "proceeds", target: "executing", actions: { type: "acceptPrepared", params: ({ event }) => event.output } },
+          { target: "prepared", actions: { type: "acceptPrepared", params: ({ event }) => event.output } },
+        ],
+        onError: { target: "done", actions: { type: "settleWithError", params: ({ event }) => ({ error: event.error }) } },
       },
     },
+    // Prepared, waiting for the batch's go (`call.execute`); an approval step would sit here.
     prepared: {
       entry: "reportPrepared",
       on: {
         "call.execute": "executing",
-        "call.cancel": {
-          target: "done",
-          actions: { type: "settleWithError", params: ({ event }) => ({ error: event.reason }) },
-        },
+        "call.cancel": { target: "done", actions: cancelled },
       },
     },
     executing: {
-      // The loop gave up waiting after an abort: leaving stops the tool's actor (its signal aborts) and ignores a late settle.
-      on: {
-        "call.cancel": {
-          target: "done",
-          actions: { type: "settleWithError", params: ({ event }) => ({ error: event.reason }) },
-        },
-      },
+      // Leaving stops the tool's actor (its signal aborts) and ignores a late settle.
+      on: { "call.cancel": { target: "done", actions: cancelled } },
       invoke: {
         id: "executeTool",
         src: "executeTool",
-        input: ({ context }) => ({ toolCall: context.toolCall, args: context.args }),
+        input: ({ context }): ExecuteToolInput => ({ toolCall: context.toolCall, args: context.args }),
         onDone: [
-          {
-            guard: "consultsAfterHook",
-            target: "finalizing",
-            actions: [{ type: "settle", params: settledFromOutput }, "reportExecuted"],
-          },
+          { guard: "consultsAfterHook", target: "finalizing", actions: { type: "settle", params: settledFromOutput } },
           { target: "done", actions: { type: "settle", params: settledFromOutput } },
         ],
-        onError: {
-          target: "done",
-          actions: { type: "settleWithError", params: ({ event }) => ({ error: event.error }) },
-        },
+        onError: { target: "done", actions: { type: "settleWithError", params: ({ event }) => ({ error: event.error }) } },
       },
     },
     finalizing: {
-      on: {
-        "call.cancel": {
-          target: "done",
-          actions: { type: "settleWithError", params: ({ event }) => ({ error: event.reason }) },
-        },
-      },
+      on: { "call.cancel": { target: "done", actions: cancelled } },
       invoke: {
         id: "afterToolCall",
         src: "afterToolCall",
-        input: ({ context }) => ({
+        input: ({ context }): FinalizeToolCallInput => ({
           toolCall: context.toolCall,
           args: context.args,
           executed: context.settled ?? missingResult(),
+          ...(context.hookScope ? { hookScope: context.hookScope } : {}),
         }),
         onDone: { target: "done", actions: { type: "settle", params: settledFromOutput } },
-        onError: {
-          target: "done",
-          actions: { type: "settleWithError", params: ({ event }) => ({ error: event.error }) },
-        },
+        onError: { target: "done", actions: { type: "settleWithError", params: ({ event }) => ({ error: event.error }) } },
       },
     },
-    // Terminal, but not `type: "final"`: the loop (or a call group) owns the actor
-    // and stops it with the batch, so no done event can outlive the loop.
+    // Terminal, but not `type: "final"`: the batch owns the actor and stops it
+    // with the batch, so no done event can outlive the batch.
     done: {
       entry: ["announceEnd", "reportSettled"],
     },

@@ -7,12 +7,7 @@ import { createActor, type Actor, type AnyActorRef, type InspectionEvent, type O
 import { agentLoopMachine, type AgentLoopOutput } from "../machines/agent-loop.machine.js";
 import { transcriptMessages } from "../machines/transcript.js";
 import { createRequestModelActor } from "./actors/request-model.js";
-import {
-  createAfterToolCallActor,
-  createBeforeToolCallActor,
-  createExecuteToolActor,
-  createPrepareArgumentsAction,
-} from "./actors/tool-call-actors.js";
+import { createAfterToolCallActor, createExecuteToolActor, createPrepareCallActor } from "./actors/tool-call-actors.js";
 import { createTurnHookActors, sequentialToolNames } from "./actors/turn-hook-actors.js";
 import { toolCallMachine } from "../machines/tool-call.machine.js";
 import { callGroupMachine } from "../machines/call-group.machine.js";
@@ -66,9 +61,8 @@ export interface CreateAgentLoopActorOptions {
 /** The loop machine with a run's real actors provided. */
 export function provideRunActors(services: RunServices): typeof agentLoopMachine {
   const toolCall = toolCallMachine.provide({
-    actions: { prepareArguments: createPrepareArgumentsAction(services) },
     actors: {
-      beforeToolCall: createBeforeToolCallActor(services),
+      prepareCall: createPrepareCallActor(services),
       executeTool: createExecuteToolActor(services),
       afterToolCall: createAfterToolCallActor(services),
     },

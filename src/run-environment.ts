@@ -2,13 +2,12 @@
  * The services of one run: what the chart's named actors need and a snapshot
  * cannot hold — the configuration with its hook functions, the tools, the stream
  * function and the abort signal. Provided once per run and only read; the chart's
- * data (transcript, assistant message, batch) reaches the actors as input or from
- * the loop's snapshot, never through these. Nothing here is persisted: a restored
+ * data (transcript, assistant message, batch) reaches the actors as their input,
+ * never through these. Nothing here is persisted: a restored
  * run is given fresh services.
  */
-import type { AnyActorRef } from "xstate";
-import type { AgentLoopContext } from "../machines/agent-loop.machine.js";
-import type { AgentContext, AgentLoopConfig, AgentTool, AssistantMessage, StreamFn, Tool } from "./types.js";
+import type { CallHookScope } from "../machines/events.js";
+import type { AgentContext, AgentLoopConfig, AgentTool, StreamFn, Tool } from "./types.js";
 import { toJsonSchema } from "./validation.js";
 import { transcriptMessages } from "../machines/transcript.js";
 
@@ -57,20 +56,8 @@ export function createRunServices(options: {
   };
 }
 
-/** The loop's current context, read from its (immutable) snapshot through the actor system. */
-export function loopContext(system: AnyActorRef["system"]): AgentLoopContext {
-  const loop = system.get(LOOP_SYSTEM_ID) as { getSnapshot(): { context: AgentLoopContext } } | undefined;
-  if (!loop) throw new Error(`No loop actor with system id "${LOOP_SYSTEM_ID}" in this actor system`);
-  return loop.getSnapshot().context;
-}
-
-/** The pi-shaped context hooks receive: the loop's system prompt and transcript, and the run's tools. */
-export function hookContext(services: RunServices, loop: AgentLoopContext): AgentContext {
+/** The pi-shaped context call hooks receive: the system prompt and transcript as the batch started, and the run's tools. */
+export function hookContext(services: RunServices, scope: CallHookScope): AgentContext {
   const tools = services.tools();
-  return { systemPrompt: loop.systemPrompt, messages: transcriptMessages(loop.messages), ...(tools ? { tools } : {}) };
-}
-
-/** The assistant message whose calls are being run. */
-export function currentAssistant(loop: AgentLoopContext): AssistantMessage {
-  return loop.assistant as AssistantMessage;
+  return { systemPrompt: scope.systemPrompt, messages: transcriptMessages(scope.messages), ...(tools ? { tools } : {}) };
 }

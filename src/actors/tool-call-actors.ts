@@ -1,21 +1,24 @@
 /**
- * The named implementations of a tool call: the `prepareArguments` action
- * (lookup, shim, validation — pure with respect to the run's tools), and the
- * `beforeToolCall`, `executeTool` and `afterToolCall` actors its states invoke.
+ * The named actors a tool call's states invoke: `prepareCall` (lookup, shim,
+ * validation, `beforeToolCall`), `executeTool` and `afterToolCall`. Each takes
+ * what it needs as input; the run's services (tools, hook functions, signal) are
+ * closed over once, when the run's machine is provided.
  * Every failure becomes an error result; none rejects for a tool's or hook's fault.
  */
-import { assign, fromPromise } from "xstate";
-import type { LoopToToolCallEvent, SettledToolCall } from "../../machines/events.js";
+import { fromPromise } from "xstate";
+import type { CallHookScope, SettledToolCall } from "../../machines/events.js";
 import { ABORTED_MESSAGE } from "../../machines/agent-loop.machine.js";
 import {
+  blockedResult,
   errorResult,
   errorText,
   type ExecuteToolInput,
   type FinalizeToolCallInput,
-  type ToolCallContext,
+  type PrepareCallInput,
+  type PreparedCall,
 } from "../../machines/tool-call.machine.js";
-import type { AgentEvent, AgentToolResult, BeforeToolCallResult } from "../types.js";
-import { currentAssistant, hookContext, loopContext, type RunServices } from "../run-environment.js";
+import type { AgentEvent, AgentLoopConfig, AgentToolResult, ToolCall } from "../types.js";
+import { hookContext, type RunServices } from "../run-environment.js";
 import { validateToolArguments } from "../validation.js";
 import { checkAfterToolCallResult, checkBeforeToolCallResult, normalizeToolResult } from "../tool-result.js";
 
@@ -25,8 +28,7 @@ const failed = (text: string): SettledToolCall => ({ result: errorResult(text), 
 
 
 /** Lookup, `prepareArguments` and validation with coercion, or the immediate error result. */
-function prepare(services: RunServices, context: ToolCallContext): Pick<ToolCallContext, "args" | "settled"> {
-  const { toolCall } = context;
+function prepareArguments(services: RunServices, toolCall: ToolCall): PreparedCall {
   if (services.signal?.aborted) return { settled: failed(ABORTED_MESSAGE) };
   const tool = services.tool(toolCall.name);
   if (!tool) return { settled: failed(`Tool ${toolCall.name} not found`) };
@@ -38,25 +40,37 @@ function prepare(services: RunServices, context: ToolCallContext): Pick<ToolCall
   }
 }
 
-/** Creates the `prepareArguments` action of a run. */
-export function createPrepareArgumentsAction(services: RunServices) {
-  return assign<ToolCallContext, LoopToToolCallEvent, unknown, LoopToToolCallEvent, never>(({ context }) => prepare(services, context));
-}
-
-/** Creates the `beforeToolCall` actor: `{ block: true }` becomes an error result; an abort meanwhile blocks too. */
-export function createBeforeToolCallActor(services: RunServices) {
-  return fromPromise<BeforeToolCallResult | undefined, ExecuteToolInput>(async ({ input, system }) => {
-    const hook = services.config.beforeToolCall;
-    const loop = loopContext(system);
-    const returned = hook
-      ? await hook({ assistantMessage: currentAssistant(loop), toolCall: input.toolCall, args: input.args, context: hookContext(services, loop) }, services.signal)
-      : undefined;
+/** What `beforeToolCall` said, as the prepared call: `{ block: true }` becomes an error result; an abort meanwhile blocks too. */
+async function consultBeforeHook(services: RunServices, hook: NonNullable<AgentLoopConfig["beforeToolCall"]>, input: PrepareCallInput, args: unknown): Promise<PreparedCall> {
+  const scope = input.hookScope as CallHookScope;
+  try {
+    const returned = await hook(
+      { assistantMessage: scope.assistantMessage, toolCall: input.toolCall, args, context: hookContext(services, scope) },
+      services.signal,
+    );
     // A verdict that cannot be read fails closed: the call is not executed.
     const checked = checkBeforeToolCallResult(returned);
-    if (!checked.ok) return { block: true, reason: checked.error };
+    if (!checked.ok) return { settled: blockedResult({ block: true, reason: checked.error }) };
     const verdict = checked.value;
-    if (!verdict?.block && services.signal?.aborted) return { block: true, reason: ABORTED_MESSAGE };
-    return verdict;
+    if (verdict?.block) return { settled: blockedResult(verdict) };
+    if (services.signal?.aborted) return { settled: blockedResult({ block: true, reason: ABORTED_MESSAGE }) };
+    return { args };
+  } catch (error) {
+    return { settled: failed(errorText(error)) };
+  }
+}
+
+/**
+ * Creates the `prepareCall` actor of a run: lookup, `prepareArguments` and
+ * validation (synchronous, on start), then `beforeToolCall` when the call has a
+ * hook scope. Resolves with the arguments or the call's error result; never rejects.
+ */
+export function createPrepareCallActor(services: RunServices) {
+  const hook = services.config.beforeToolCall;
+  return fromPromise<PreparedCall, PrepareCallInput>(async ({ input }) => {
+    const prepared = prepareArguments(services, input.toolCall);
+    if ("settled" in prepared || !hook || !input.hookScope) return prepared;
+    return consultBeforeHook(services, hook, input, prepared.args);
   });
 }
 
@@ -98,14 +112,14 @@ export function createExecuteToolActor(services: RunServices) {
 
 /** Creates `afterToolCall`: overrides field by field (no deep merge); a throw becomes an error result. */
 export function createAfterToolCallActor(services: RunServices) {
-  return fromPromise<SettledToolCall, FinalizeToolCallInput>(async ({ input, system }) => {
-    const hook = services.config.afterToolCall;
-    if (!hook) return input.executed;
+  const hook = services.config.afterToolCall;
+  return fromPromise<SettledToolCall, FinalizeToolCallInput>(async ({ input }) => {
+    const scope = input.hookScope;
+    if (!hook || !scope) return input.executed;
     const { result, isError } = input.executed;
-    const loop = loopContext(system);
     try {
       const returned = await hook(
-        { assistantMessage: currentAssistant(loop), toolCall: input.toolCall, args: input.args, result, isError, context: hookContext(services, loop) },
+        { assistantMessage: scope.assistantMessage, toolCall: input.toolCall, args: input.args, result, isError, context: hookContext(services, scope) },
         services.signal,
       );
       const checked = checkAfterToolCallResult(returned);

@@ -9,7 +9,7 @@ import { fromCallback, type AnyStateMachine, type AnyTransitionDefinition } from
 import { callGroupMachine } from "../../machines/call-group.machine.js";
 import { toolCallMachine } from "../../machines/tool-call.machine.js";
 import { explore } from "./explore.js";
-import { baseLoopInput, createLoopWorld, SERIAL_TOOL, worldPrepareArguments, type HookOutcome, type LoopWorldState } from "./loop-world.js";
+import { baseLoopInput, createLoopWorld, SERIAL_TOOL, type HookOutcome, type LoopWorldState } from "./loop-world.js";
 import { coverageOf } from "./machine-transitions.js";
 import { createStepRecorder } from "./record-step.js";
 import {
@@ -41,7 +41,7 @@ export interface CheckAgentLoopOptions {
   abstractContext?: (context: unknown) => unknown;
   /** Traversal cap per configuration (default 2,000,000 iterations); exceeding it throws. */
   limit?: number;
-  /** The tool-call machine the call group spawns (default: the shipped `toolCallMachine`). Its `prepareArguments` action is replaced by the world's. */
+  /** The tool-call machine the call group spawns (default: the shipped `toolCallMachine`). Its actors are inert; the world answers them. */
   toolCallMachine?: AnyStateMachine;
   /** The call group machine of large batches (default: the shipped `callGroupMachine`). */
   callGroupMachine?: AnyStateMachine;
@@ -86,20 +86,6 @@ function withStandIns(machine: AnyStateMachine): AnyStateMachine {
 }
 
 /**
- * A tool-call machine whose preparation outcome the world decides (see
- * {@link worldPrepareArguments}); its tool runs in the inert `executeTool`
- * stand-in, whose outcome the world answers.
- */
-function withWorldPreparation(machine: AnyStateMachine): AnyStateMachine {
-  const actions = (machine.implementations as { actions?: Record<string, unknown> }).actions ?? {};
-  return machine.provide({
-    actions: {
-      ...("prepareArguments" in actions ? { prepareArguments: worldPrepareArguments } : {}),
-    },
-  } as never);
-}
-
-/**
  * Model-checks `machine` (an agent loop machine: same events, emitted protocol
  * and named actors as `agentLoopMachine`) and returns the report. Never throws
  * for a faulty machine — a throwing machine is an I3 violation — but throws when
@@ -115,7 +101,7 @@ export function checkAgentLoop(machine: AnyStateMachine, options: CheckAgentLoop
   const maxCalls = options.maxCalls ?? DEFAULT_MODEL_CHECK_MAX_CALLS;
   const configurations = options.configurations ?? defaultModelCheckConfigurations(turns, maxCalls);
   const explored = withStandIns(machine);
-  const callMachine = withWorldPreparation(withStandIns(options.toolCallMachine ?? toolCallMachine));
+  const callMachine = withStandIns(options.toolCallMachine ?? toolCallMachine);
   const groupMachine = withStandIns(options.callGroupMachine ?? callGroupMachine);
   const recorders = { loop: createStepRecorder(), call: createStepRecorder({ withParent: true }) };
   const taken = { loop: new Set<AnyTransitionDefinition>(), call: new Set<AnyTransitionDefinition>(), group: new Set<AnyTransitionDefinition>() };

@@ -2,11 +2,11 @@
  * The abstract world around the loop machine: what the model, the tools, the
  * hooks and the user can do next, as explicit events. A world state pairs the
  * loop's real snapshot with the real snapshots of the batch's tool-call actors
- * and of the call groups that own them in a large batch (the calls' hook actors — beforeToolCall,
+ * and of the call groups that own them in a large batch (the calls' actors — prepareCall,
  * afterToolCall — are inert stand-ins and their tools do not run: the answers
  * are world events), whether the model stream has started, and the invariant monitor.
  */
-import { assign, type AnyMachineSnapshot, type AnyStateMachine, type AnyTransitionDefinition, type EventObject } from "xstate";
+import { type AnyMachineSnapshot, type AnyStateMachine, type AnyTransitionDefinition, type EventObject } from "xstate";
 import type { ToolCallContext } from "../../machines/tool-call.machine.js";
 import type { AgentEvent, AgentMessage, AssistantMessage, Model, StopReason, ToolCall } from "../types.js";
 import {
@@ -85,7 +85,7 @@ export interface LoopWorldOptions {
 export interface LoopWorldMachines {
   /** The loop machine (stand-in actors provided). */
   loop: AnyStateMachine;
-  /** The tool-call machine (stand-in actors provided, `prepareArguments` under the world's control). */
+  /** The tool-call machine (stand-in actors provided). */
   call: AnyStateMachine;
   /** The call group machine of large batches (stand-in children). */
   group: AnyStateMachine;
@@ -138,24 +138,14 @@ const SETTLE_TEXT = {
   ok: "done",
   throws: "the tool threw",
   invalid: "Tool tool: invalid arguments",
+  blocked: "Tool execution was blocked",
 } as const;
 
 /** Marks a sample call's raw arguments as failing preparation (unknown tool or invalid arguments). */
 const INVALID_FLAG = "modelCheckInvalid";
 
-/**
- * The world's stand-in for the tool-call machine's `prepareArguments` action:
- * arguments the world marked invalid settle at once with an error result (what
- * an unknown tool, invalid arguments or an abort before preparing all become);
- * the others are accepted as they are.
- */
-export const worldPrepareArguments = assign(({ context }: { context: ToolCallContext }): Partial<ToolCallContext> => {
-  const raw = context.toolCall.arguments;
-  if (raw[INVALID_FLAG] === true) {
-    return { settled: { result: { content: [{ type: "text", text: SETTLE_TEXT.invalid }], details: {} }, isError: true } };
-  }
-  return { args: raw };
-});
+/** Whether the world marked a call's raw arguments as failing preparation (unknown tool or invalid arguments). */
+const marksInvalid = (context: ToolCallContext): boolean => context.toolCall.arguments[INVALID_FLAG] === true;
 
 const DEFAULT_HOOK_OUTCOMES: Record<string, HookOutcome[]> = {
   pollSteering: [
@@ -444,13 +434,22 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           done("succeeds, terminate", { result: result(SETTLE_TEXT.ok, true), isError: false }),
           fail("the execute actor fails"),
         );
-      } else if (src === "beforeToolCall") {
-        events.push(
-          done("beforeToolCall allows", undefined),
-          done("blocked", { block: true }),
-          done("blocked, terminate", { block: true, terminate: true }),
-          fail("beforeToolCall throws"),
-        );
+      } else if (src === "prepareCall") {
+        // Arguments the world marked invalid settle at once (what an unknown tool, invalid arguments
+        // or an abort before preparing all become); with beforeToolCall the hook may block or throw.
+        const context = call.snapshot.context as ToolCallContext;
+        if (marksInvalid(context)) {
+          events.push(done("invalid", { settled: { result: result(SETTLE_TEXT.invalid, false), isError: true } }));
+        } else {
+          events.push(done("prepared", { args: context.toolCall.arguments }));
+          if (context.hooks?.beforeToolCall) {
+            events.push(
+              done("blocked", { settled: { result: result(SETTLE_TEXT.blocked, false), isError: true } }),
+              done("blocked, terminate", { settled: { result: result(SETTLE_TEXT.blocked, true), isError: true } }),
+              fail("the prepare actor fails"),
+            );
+          }
+        }
       } else if (src === "afterToolCall") {
         const executed = (call.snapshot.context as { settled?: unknown }).settled;
         events.push(

@@ -8,7 +8,7 @@ import { Type } from "typebox";
 import { createActor, type AnyActorRef } from "xstate";
 import { toolCallMachine } from "../../machines/tool-call.machine.js";
 import { transcriptMessages, type Transcript } from "../../machines/transcript.js";
-import { createExecuteToolActor, createPrepareArgumentsAction } from "../../src/actors/tool-call-actors.js";
+import { createExecuteToolActor, createPrepareCallActor } from "../../src/actors/tool-call-actors.js";
 import { createAgentLoopActor } from "../../src/index.js";
 import { createRunServices } from "../../src/run-environment.js";
 import type { AgentLoopConfig, AgentMessage, AgentTool, StreamFn } from "../../src/types.js";
@@ -198,8 +198,7 @@ describe("persisted snapshots and restore", () => {
     const controller = new AbortController();
     const services = createRunServices({ config: baseConfig(), streamFn: turnStream([]), signal: controller.signal, tools: [tool] });
     const callMachine = toolCallMachine.provide({
-      actions: { prepareArguments: createPrepareArgumentsAction(services) },
-      actors: { executeTool: createExecuteToolActor(services) },
+      actors: { prepareCall: createPrepareCallActor(services), executeTool: createExecuteToolActor(services) },
     });
     const start = (id: string) => {
       const actor = createActor(callMachine, { input: { toolCall: { type: "toolCall", id, name: "wait", arguments: { text: id } }, index: 0 } });

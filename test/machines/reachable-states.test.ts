@@ -28,7 +28,6 @@ function worldEvents(snapshot: Snapshot): AgentLoopEvent[] {
     const index = batch.started - 1;
     const base = { toolCallId: "c", index };
     events.push({ type: "tool.prepared", ...base });
-    events.push({ type: "tool.executed", ...base });
     events.push({ type: "tool.settled", ...base, toolName: "t", result: { content: [], details: {}, terminate: true }, isError: false });
     events.push({ type: "tool.settled", ...base, toolName: "t", result: { content: [], details: {} }, isError: true });
   }

@@ -7,7 +7,7 @@ describe("checkAgentLoop on the shipped machines", () => {
     const report = checkAgentLoop(agentLoopMachine, { turns: 1, maxCalls: 2 });
     expect(report.violations.map(formatViolation)).toEqual([]);
     expect(report.toolCallCoverage.uncovered).toEqual([]);
-    expect(report.callGroupCoverage).toMatchObject({ machine: "callGroup", transitions: 4, covered: 4 });
+    expect(report.callGroupCoverage).toMatchObject({ machine: "callGroup", transitions: 3, covered: 3 });
     expect(report.covered).toBeGreaterThan(0);
     expect(summaryLine(report)).toMatch(/^model check: \d+ states, \d+\/\d+ transitions covered, \d+ paths, 0 violations$/);
   });
