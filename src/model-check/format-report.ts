@@ -3,41 +3,62 @@
  * counterexample paths one event per line, and the closing summary line
  * `model check: S states, C/T transitions covered, P paths, V violations`.
  */
-import type { ModelCheckReport, ModelCheckViolation } from "./types.js";
+import type { InvariantId, ModelCheckReport, ModelCheckViolation } from "./types.js";
 
+/** A count with thousands separators: 18151 → `18,151`. */
 const count = (value: number) => value.toLocaleString("en-US");
+
+/** What each invariant says, in words (the ids are what counterexamples and the API name). */
+export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
+  I1: "every tool call gets exactly one result, appended in source order",
+  I2: "no tool runs after a length-truncated response or after an abort",
+  I3: "every path reaches done within the bound (no deadlock, crash or dead end)",
+  I4: "the public event protocol is well formed (agent_start … agent_end, starts before ends)",
+  I5: "a batch of calls terminates the run only when every one of its results says terminate",
+  I6: "the exit reason matches what happened on the path",
+};
 
 /** One violation with its path, one world event per line. */
 export function formatViolation(violation: ModelCheckViolation): string {
   const steps = violation.path.length ? violation.path.map((event, index) => `    ${index + 1}. ${event}`) : ["    (at the start)"];
-  return [`  ${violation.invariant} [${violation.configuration}] ${violation.message}`, ...steps].join("\n");
+  const header = `  ${violation.invariant} (${INVARIANT_DESCRIPTIONS[violation.invariant]}) broken in configuration "${violation.configuration}": ${violation.message}`;
+  return [header, ...steps].join("\n");
 }
 
 /** The summary line. */
 export function summaryLine(report: ModelCheckReport): string {
-  return `model check: ${report.states} states, ${report.covered}/${report.transitions} transitions covered, ${report.paths} paths, ${report.violations.length} violations`;
+  return `model check: ${count(report.states)} states, ${count(report.covered)}/${count(report.transitions)} transitions covered, ${count(report.paths)} paths, ${count(report.violations.length)} violations`;
 }
 
 /** The whole report as text. */
 export function formatReport(report: ModelCheckReport): string {
   const lines: string[] = [];
-  lines.push(`bound: ${report.turns} turns, up to ${report.maxCalls} tool calls per response`);
+  lines.push(
+    `bound: ${report.turns} turns, up to ${report.maxCalls} tool calls per response ` +
+      `(widen with LOOPCHART_MODEL_TURNS=n LOOPCHART_MODEL_CALLS=n; see npm run check:model -- --help)`,
+  );
+  lines.push(`explored, per configuration (machine input the exploration starts from):`);
   for (const configuration of report.configurations) {
     lines.push(
-      `configuration "${configuration.name}": ${count(configuration.states)} states, ${count(configuration.edges)} transitions explored, ` +
+      `  "${configuration.name}": ${count(configuration.states)} states, ${count(configuration.edges)} transitions explored, ` +
         `${count(configuration.paths)} paths, ${count(configuration.frontier)} frontier states`,
     );
   }
+  lines.push(
+    `  (frontier states: states that would start turn ${report.turns + 1}, past the bound; they are counted, not explored further)`,
+  );
+  lines.push(`transition coverage over all configurations (every transition in each machine's definition, one per guarded branch):`);
   const percent = (covered: number, total: number) => (total === 0 ? 100 : Math.floor((covered / total) * 1000) / 10);
-  lines.push(`loop machine: ${report.covered}/${report.transitions} transitions covered (${percent(report.covered, report.transitions)}%)`);
-  for (const key of report.coverage.uncovered) lines.push(`  not covered: ${key}`);
+  lines.push(`  loop machine (machines/agent-loop.machine.ts): ${report.covered}/${report.transitions} transitions covered (${percent(report.covered, report.transitions)}%)`);
+  for (const key of report.coverage.uncovered) lines.push(`    not covered: ${key}`);
   const calls = report.toolCallCoverage;
-  lines.push(`tool-call machine: ${calls.covered}/${calls.transitions} transitions covered (${percent(calls.covered, calls.transitions)}%)`);
-  for (const key of calls.uncovered) lines.push(`  not covered: ${key}`);
+  lines.push(`  tool-call machine (machines/tool-call.machine.ts): ${calls.covered}/${calls.transitions} transitions covered (${percent(calls.covered, calls.transitions)}%)`);
+  for (const key of calls.uncovered) lines.push(`    not covered: ${key}`);
   const group = report.callGroupCoverage;
-  lines.push(`call group machine: ${group.covered}/${group.transitions} transitions covered (${percent(group.covered, group.transitions)}%)`);
-  for (const key of group.uncovered) lines.push(`  not covered: ${key}`);
-  lines.push(`invariants checked on every path: ${report.invariants.join(", ")}`);
+  lines.push(`  call group machine (machines/call-group.machine.ts): ${group.covered}/${group.transitions} transitions covered (${percent(group.covered, group.transitions)}%)`);
+  for (const key of group.uncovered) lines.push(`    not covered: ${key}`);
+  lines.push(`invariants checked on every path:`);
+  for (const invariant of report.invariants) lines.push(`  ${invariant} ${INVARIANT_DESCRIPTIONS[invariant]}`);
   lines.push(`time: ${(report.durationMs / 1000).toFixed(1)} s`);
   if (report.violations.length) {
     lines.push(`violations (shortest path to each):`);

@@ -6,7 +6,7 @@ export {
   DEFAULT_MODEL_CHECK_TURNS,
   type CheckAgentLoopOptions,
 } from "./check-agent-loop.js";
-export { formatReport, formatViolation, reportPasses, summaryLine } from "./format-report.js";
+export { INVARIANT_DESCRIPTIONS, formatReport, formatViolation, reportPasses, summaryLine } from "./format-report.js";
 export { SERIAL_TOOL, type HookOutcome } from "./loop-world.js";
 export { machineTransitions, type MachineTransition } from "./machine-transitions.js";
 export {
