@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { SkippedReporter } from "./test/support/skipped-reporter.js";
 
 export default defineConfig({
   test: {
@@ -6,5 +7,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: "forks",
+    // The default reporter counts skipped tests; the second one lists them with why.
+    reporters: ["default", new SkippedReporter()],
   },
 });
