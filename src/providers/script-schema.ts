@@ -18,10 +18,12 @@
  * }
  * ```
  *
+ * - `$schema` (optional): ignored; lets an editor find `docs/scripted-model.schema.json`.
  * - `name` (optional): the model id; defaults to the file name without `.json`.
  * - `responses` (at least one): what the model answers, one entry per request.
  *   - `content`: blocks streamed in order — `text` (`text`), `thinking` (`thinking`),
- *     `toolCall` (`name`, `arguments`, optional `id`, default `call_<n>`). `arguments`
+ *     `toolCall` (`name`, `arguments`, optional `id`, default `call_<r>_<b>`: response r's
+ *     block b, both from 1). `arguments`
  *     is an object, or a raw string sent verbatim to simulate truncated or invalid JSON.
  *   - `stopReason` (optional): `stop` | `length` | `toolUse` | `error` | `aborted`;
  *     default `toolUse` when the response has tool calls, else `stop`.
@@ -37,6 +39,8 @@
  * `when`, in file order. When none is left, the model answers with an `error` message.
  *
  * Unknown keys are rejected, so a typo is reported instead of ignored.
+ * docs/SCRIPTED_MODEL.md documents the format for users; docs/scripted-model.schema.json
+ * is {@link scriptJsonSchema}'s output (a test keeps them equal).
  */
 import { z } from "zod/v4";
 
@@ -54,9 +58,11 @@ const thinkingBlockSchema = z.strictObject({
 
 const toolCallBlockSchema = z.strictObject({
   type: z.literal("toolCall"),
-  id: z.string().min(1).optional(),
-  name: z.string().min(1),
-  arguments: z.union([z.record(z.string(), z.unknown()), z.string()], { error: "expected object or string" }),
+  id: z.string().min(1).optional().describe("The call id. Default call_<r>_<b>: response r's block b, both from 1."),
+  name: z.string().min(1).describe("The tool to call."),
+  arguments: z
+    .union([z.record(z.string(), z.unknown()), z.string()], { error: "expected object or string" })
+    .describe("The arguments: an object, or a string sent verbatim (to simulate truncated or invalid JSON)."),
 });
 
 const contentBlockSchema = z.discriminatedUnion("type", [textBlockSchema, thinkingBlockSchema, toolCallBlockSchema], {
@@ -73,7 +79,10 @@ const whenSchema = z
 
 const responseSchema = z.strictObject({
   content: z.array(contentBlockSchema),
-  stopReason: z.enum(["stop", "length", "toolUse", "error", "aborted"]).optional(),
+  stopReason: z
+    .enum(["stop", "length", "toolUse", "error", "aborted"])
+    .optional()
+    .describe("Default toolUse when the response has tool calls, else stop."),
   errorMessage: z.string().optional(),
   usage: z
     .strictObject({
@@ -84,14 +93,15 @@ const responseSchema = z.strictObject({
     })
     .optional(),
   delayMs: z.number().min(0).optional(),
-  when: whenSchema.optional(),
+  when: whenSchema.optional().describe("Play this response only when the latest tool results match; each response plays at most once."),
 });
 
 /** The schema a script file must match. */
 export const scriptSchema = z.strictObject({
-  name: z.string().min(1).optional(),
+  $schema: z.string().optional().describe("Ignored by loopchart; lets an editor find this schema."),
+  name: z.string().min(1).optional().describe("The model id. Default: the file name without .json."),
   description: z.string().optional(),
-  responses: z.array(responseSchema).min(1),
+  responses: z.array(responseSchema).min(1).describe("What the model answers, one entry per request."),
 });
 
 /** A content block of a scripted response. */

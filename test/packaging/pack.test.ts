@@ -16,6 +16,8 @@ describe("npm pack", () => {
     expect(paths).toContain("dist/src/index.js");
     expect(paths).toContain("dist/src/cli/main.js");
     expect(paths).toContain("dist/tools/index.d.ts");
+    expect(paths).toContain("docs/scripted-model.schema.json");
+    expect(paths).toContain("docs/examples/read-then-answer.json");
     expect(paths.filter((path) => path.endsWith(".map"))).toEqual([]);
   }, 120_000);
 });
