@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdirSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants, mkdirSync, openSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { UsageError } from "./usage-error.js";
 
@@ -33,6 +33,42 @@ export function prepareOutputPath(option: string, path: string): void {
     }
   }
   if (kindOf(path) === "directory") throw new UsageError(`${option}: cannot write ${path}: it is a directory.`);
+  checkExistingTarget(option, path);
+}
+
+/**
+ * An existing regular file must be writable; an existing character device (`/dev/full`,
+ * `/dev/null`, a terminal) gets one newline written to it, so a device that refuses
+ * writes fails here, before any work, instead of after the run. FIFOs are left alone
+ * (opening one blocks until a reader comes).
+ */
+function checkExistingTarget(option: string, path: string): void {
+  let stat;
+  try {
+    stat = statSync(path);
+  } catch {
+    return;
+  }
+  try {
+    if (stat.isFile()) accessSync(path, constants.W_OK);
+    else if (stat.isCharacterDevice()) {
+      const fd = openSync(path, "a");
+      try {
+        writeSync(fd, "\n");
+      } finally {
+        closeSync(fd);
+      }
+    }
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new UsageError(`${option}: cannot write ${path}: ${code === undefined ? message : `${code} (${describeCode(code, message)})`}.`);
+  }
+}
+
+/** The reason part of a Node file-system error message: `ENOSPC: no space left on device, write` → `no space left on device`. */
+function describeCode(code: string, message: string): string {
+  const match = new RegExp(`^${code}: ([^,]+)`).exec(message);
+  return match?.[1] ?? message;
 }
 
 function kindOf(path: string): "directory" | "other" | "missing" {

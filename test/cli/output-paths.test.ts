@@ -52,14 +52,30 @@ describe("unwritable --trace paths", () => {
   });
 });
 
-describe("trace write errors", () => {
-  it.skipIf(!existsSync("/dev/full"))("should print the write error and exit 1 instead of claiming the trace was written (needs /dev/full)", async () => {
+describe("a trace device that refuses writes", () => {
+  it.skipIf(!existsSync("/dev/full"))("should exit 2 before any work, naming /dev/full and why (needs /dev/full)", async () => {
     const workspace = await tempDir();
     const result = await runWithDeadline(["run", "--model", "scripted/demo", "--cwd", workspace, "--trace", "/dev/full", "x"]);
     expect(result.signal).toBeNull();
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain("writing /dev/full failed");
-    expect(result.stderr).not.toContain("Trace written to");
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe("loopchart: --trace: cannot write /dev/full: ENOSPC (no space left on device).");
+    expect(result.stdout).toBe("");
+    expect(existsSync(join(workspace, "summary.md"))).toBe(false);
+  });
+
+  it.skipIf(!existsSync("/dev/full"))("should fail the demo before its header too (needs /dev/full)", async () => {
+    const result = await runWithDeadline(["demo", "--delay", "0", "--trace", "/dev/full"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("cannot write /dev/full: ENOSPC");
+    expect(result.stdout).toBe("");
+    expect(result.stderr).not.toContain("loopchart demo ·");
+  });
+
+  it("should still write a trace to a device that takes writes (/dev/null)", async () => {
+    const workspace = await tempDir();
+    const result = await runWithDeadline(["run", "--model", "scripted/demo", "--cwd", workspace, "--trace", "/dev/null", "x"]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("Trace written to /dev/null");
   });
 });
 
