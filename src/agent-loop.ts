@@ -67,7 +67,9 @@ export function provideRunActors(services: RunServices): typeof agentLoopMachine
       afterToolCall: createAfterToolCallActor(services),
     },
   });
+  const grace = services.config.abortGraceMs;
   return agentLoopMachine.provide({
+    ...(grace !== undefined ? { delays: { abortGrace: grace } } : {}),
     actors: {
       requestModel: createRequestModelActor(services),
       ...createTurnHookActors(services),
@@ -103,7 +105,8 @@ function listeningInspector(
  */
 export function createAgentLoopActor(options: CreateAgentLoopActorOptions): AgentLoopActor {
   const { context, config, signal } = options;
-  const prompts = options.prompts ?? [];
+  // Omitted means a continue run; anything else given (null, a string) must be prompts.
+  const prompts = options.prompts === undefined ? [] : options.prompts;
   assertPrompts(prompts);
   assertLoopInput(context, config);
   const streamFn = requireStreamFn(options.streamFn);

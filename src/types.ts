@@ -202,6 +202,12 @@ export interface AgentLoopConfig extends SimpleStreamOptions {
   afterToolCall?: (context: AfterToolCallContext, signal?: AbortSignal) => Promise<AfterToolCallResult | undefined>;
   /** loopchart: the run ends with exit reason `maxTurns` instead of starting turn `maxTurns + 1`. */
   maxTurns?: number;
+  /**
+   * loopchart: how long (ms) an aborted run waits for the work it awaits — a tool, a hook, the
+   * model stream — to honour the signal before it stops waiting: pending calls get an aborted
+   * result and the run ends `aborted`. A late settle is ignored. Default `ABORT_GRACE_MS` (2000).
+   */
+  abortGraceMs?: number;
   /** loopchart: reasoning level; `"off"` sends none. Overrides `reasoning` when set. */
   thinkingLevel?: ThinkingLevel;
   /**
