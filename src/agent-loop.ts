@@ -67,9 +67,7 @@ export function provideRunActors(services: RunServices): typeof agentLoopMachine
       afterToolCall: createAfterToolCallActor(services),
     },
   });
-  const grace = services.config.abortGraceMs;
   return agentLoopMachine.provide({
-    ...(grace !== undefined ? { delays: { abortGrace: grace } } : {}),
     actors: {
       requestModel: createRequestModelActor(services),
       ...createTurnHookActors(services),
@@ -124,6 +122,7 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
       toolExecution: config.toolExecution ?? "parallel",
       sequentialTools: sequentialToolNames(services),
       ...(config.maxTurns !== undefined ? { maxTurns: config.maxTurns } : {}),
+      ...(config.abortGraceMs !== undefined ? { abortGraceMs: config.abortGraceMs } : {}),
       hooks: {
         beforeToolCall: typeof config.beforeToolCall === "function",
         afterToolCall: typeof config.afterToolCall === "function",

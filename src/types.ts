@@ -252,6 +252,17 @@ export type AgentEvent =
       toolName: string;
       result: AgentToolResult<unknown>;
       isError: boolean;
+    }
+  | {
+      /**
+       * loopchart: something went wrong that does not fail the run. `abandoned`: the abort
+       * grace period (`abortGraceMs`) ran out while the run still waited on work that ignored
+       * the signal; `message` names it (a tool call with its id, a hook, the model stream). The
+       * run then ends `aborted`; whatever that work settles with later is ignored.
+       */
+      type: "warning";
+      reason: "abandoned";
+      message: string;
     };
 
 /** Receives every event of a run, in order. A returned promise is awaited before the run's promise resolves. */

@@ -67,6 +67,11 @@ describe("abort", () => {
     expect(events.at(-1)).toMatchObject({ type: "agent_end", exitReason: "aborted" });
     const results = result.filter((m): m is ToolResultMessage => m.role === "toolResult");
     expect(results).toEqual([expect.objectContaining({ isError: true, content: [{ type: "text", text: ABORTED_MESSAGE }] })]);
+    // What was abandoned is said, before agent_end: its late settle is ignored, not lost silently.
+    const warnings = events.filter((event) => event.type === "warning");
+    expect(warnings).toEqual([expect.objectContaining({ type: "warning", reason: "abandoned" })]);
+    expect(warnings[0]?.type === "warning" ? warnings[0].message : "").toMatch(/tool call "stubborn" \(id call_1\).*60000 ms.*ignored/);
+    expect(events.indexOf(warnings[0] as never)).toBeLessThan(events.length - 1);
     settleLate({ content: [{ type: "text", text: "too late" }], details: {} });
     await Promise.resolve();
     expect(JSON.stringify(await run.result())).not.toContain("too late");

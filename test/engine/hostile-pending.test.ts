@@ -216,7 +216,7 @@ describe("runs that hung end (items 1, 2, 3)", () => {
     ["prepareNextTurn", (abort) => ({ prepareNextTurn: () => (abort(), never()) })],
   ];
 
-  it.each(hangingHooks)("ends a run aborted while %s never resolves", async (_hook, hooks) => {
+  it.each(hangingHooks)("ends a run aborted while %s never resolves, with a warning naming it", async (hook, hooks) => {
     const controller = new AbortController();
     const abort = () => queueMicrotask(() => controller.abort());
     const { tool } = echoTool();
@@ -231,6 +231,8 @@ describe("runs that hung end (items 1, 2, 3)", () => {
     );
     expect(agentEnds(events)).toEqual([expect.objectContaining({ exitReason: "aborted" })]);
     expect(events.at(-1)?.type).toBe("agent_end");
+    const warnings = events.flatMap((event) => (event.type === "warning" ? [event.message] : []));
+    expect(warnings).toEqual([expect.stringContaining(hook.endsWith("ToolCall") ? 'tool call "echo"' : hook)]);
     for (const message of result) {
       if ((message as { role?: string }).role !== "assistant") continue;
       const calls = (message as AssistantMessage).content.filter((block) => block.type === "toolCall");
