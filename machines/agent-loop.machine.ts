@@ -35,6 +35,7 @@ import {
   callInputs,
   failedResponse,
   finalExitReason,
+  abandonWarning,
   hookFailure,
   indexRange,
   newBatch,
@@ -94,7 +95,7 @@ export const agentLoopMachine = setup({
     callGroup: callGroupMachine,
   },
   delays: {
-    abortGrace: ABORT_GRACE_MS,
+    abortGrace: ({ context }) => context.abortGraceMs,
   },
   guards: {
     notAborted: ({ context }) => !context.aborted,
@@ -286,6 +287,8 @@ export const agentLoopMachine = setup({
     markAborted: assign({ aborted: true }),
     /** After the grace period, `run.abandon` stops the waiting on whatever ignored the abort. */
     scheduleAbandon: raise({ type: "run.abandon" }, { id: "abandon", delay: "abortGrace" }),
+    /** Says what the run stops waiting on (a hook, the stream, or the batch's unsettled calls). */
+    warnAbandoned: emit(({ context }, params: { waitingOn?: string }) => abandonWarning(context, params.waitingOn)),
     /** Tells the model request to give up on its stream: it answers with an aborted response. */
     abandonRequest: sendTo("requestModel", { type: "run.abandon" }),
     /** Cancels every call that started and has not settled: each settles with the aborted result. */
@@ -343,6 +346,7 @@ export const agentLoopMachine = setup({
       prepareNextTurn: input.hooks?.prepareNextTurn ?? false,
     },
     callsPerGroup: Math.max(1, Math.floor(input.callsPerGroup ?? CALL_GROUP_SIZE)),
+    abortGraceMs: input.abortGraceMs ?? ABORT_GRACE_MS,
     turn: 1,
     toolResults: [],
     terminated: false,
@@ -362,7 +366,12 @@ export const agentLoopMachine = setup({
         // The first turn has started: end it with a failed response so turn_start/turn_end stay paired.
         "run.abandon": {
           target: "done",
-          actions: [{ type: "failTurn", params: { errorMessage: ABORTED_MESSAGE } }, "emitTurnEnd", { type: "exitWith", params: { reason: "aborted" } }],
+          actions: [
+            { type: "warnAbandoned", params: { waitingOn: "getSteeringMessages" } },
+            { type: "failTurn", params: { errorMessage: ABORTED_MESSAGE } },
+            "emitTurnEnd",
+            { type: "exitWith", params: { reason: "aborted" } },
+          ],
         },
       },
       invoke: {
@@ -397,7 +406,7 @@ export const agentLoopMachine = setup({
         }),
       },
       on: {
-        "run.abandon": { actions: "abandonRequest" },
+        "run.abandon": { actions: [{ type: "warnAbandoned", params: { waitingOn: "the model request (transformContext, convertToLlm, getApiKey or the stream)" } }, "abandonRequest"] },
         // Every branch accepts the response first; the guards read it from the event.
         "model.done": [
           {
@@ -425,7 +434,7 @@ export const agentLoopMachine = setup({
       entry: "spawnCalls",
       exit: "stopCalls",
       on: {
-        "run.abandon": { actions: "cancelRunningCalls" },
+        "run.abandon": { actions: [{ type: "warnAbandoned", params: {} }, "cancelRunningCalls"] },
       },
       states: {
         // Every call was spawned on entering the batch.
@@ -507,7 +516,10 @@ export const agentLoopMachine = setup({
     },
     checkingStop: {
       on: {
-        "run.abandon": { target: "done", actions: { type: "exitWith", params: { reason: "aborted" } } },
+        "run.abandon": {
+          target: "done",
+          actions: [{ type: "warnAbandoned", params: { waitingOn: "shouldStopAfterTurn" } }, { type: "exitWith", params: { reason: "aborted" } }],
+        },
       },
       invoke: {
         id: "checkStopAfterTurn",
@@ -530,7 +542,10 @@ export const agentLoopMachine = setup({
     },
     pollingSteering: {
       on: {
-        "run.abandon": { target: "done", actions: { type: "exitWith", params: { reason: "aborted" } } },
+        "run.abandon": {
+          target: "done",
+          actions: [{ type: "warnAbandoned", params: { waitingOn: "getSteeringMessages" } }, { type: "exitWith", params: { reason: "aborted" } }],
+        },
       },
       invoke: {
         id: "pollSteering",
@@ -556,7 +571,10 @@ export const agentLoopMachine = setup({
     },
     pollingFollowUp: {
       on: {
-        "run.abandon": { target: "done", actions: { type: "exitWith", params: { reason: "aborted" } } },
+        "run.abandon": {
+          target: "done",
+          actions: [{ type: "warnAbandoned", params: { waitingOn: "getFollowUpMessages" } }, { type: "exitWith", params: { reason: "aborted" } }],
+        },
       },
       invoke: {
         id: "pollFollowUp",
@@ -582,7 +600,10 @@ export const agentLoopMachine = setup({
     },
     preparingNextTurn: {
       on: {
-        "run.abandon": { target: "done", actions: { type: "exitWith", params: { reason: "aborted" } } },
+        "run.abandon": {
+          target: "done",
+          actions: [{ type: "warnAbandoned", params: { waitingOn: "prepareNextTurn" } }, { type: "exitWith", params: { reason: "aborted" } }],
+        },
       },
       invoke: {
         id: "prepareNextTurn",

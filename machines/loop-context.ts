@@ -4,6 +4,7 @@
  * `agent-loop.machine.ts` reads as the loop itself.
  */
 import type {
+  AgentEvent,
   AgentMessage,
   AssistantMessage,
   ExitReason,
@@ -56,6 +57,8 @@ export interface AgentLoopInput {
    * lowers it to explore call groups at a small bound.
    */
   callsPerGroup?: number;
+  /** How long (ms) an aborted run waits for work that ignores the signal (default `ABORT_GRACE_MS`). */
+  abortGraceMs?: number;
 }
 
 /** The tool batch of the current turn. */
@@ -108,6 +111,8 @@ export interface AgentLoopContext {
   maxTurns?: number;
   hooks: AgentLoopHooks;
   callsPerGroup: number;
+  /** The abort grace period (ms): after it, what still ignores the abort is abandoned. */
+  abortGraceMs: number;
   /** Turns started so far. */
   turn: number;
   assistant?: AssistantMessage;
@@ -252,3 +257,25 @@ export function hookFailure(hook: string, error: unknown): { reason: ExitReason;
   return { reason: "error", errorMessage: `${hook} threw: ${errorText(error)}` };
 }
 
+
+/**
+ * The `warning` event the loop emits when the abort grace period ran out while it
+ * still waited on `waitingOn` (a hook, the model stream), or, without it, on the
+ * batch's unsettled calls. Says that a late settle will be ignored.
+ */
+export function abandonWarning(context: AgentLoopContext, waitingOn?: string): Extract<AgentEvent, { type: "warning" }> {
+  const batch = context.batch;
+  const pending = waitingOn !== undefined
+    ? [waitingOn]
+    : batch
+      ? indexRange(0, batch.started)
+          .filter((index) => batch.results[index] === null)
+          .map((index) => `tool call "${batch.calls[index]?.name}" (id ${batch.calls[index]?.id})`)
+      : [];
+  const what = pending.length > 0 ? pending.join(", ") : "work in flight";
+  return {
+    type: "warning",
+    reason: "abandoned",
+    message: `${what} did not honour the abort within ${context.abortGraceMs} ms; the run stopped waiting, and a late settle will be ignored`,
+  };
+}

@@ -103,7 +103,8 @@ function listeningInspector(
  */
 export function createAgentLoopActor(options: CreateAgentLoopActorOptions): AgentLoopActor {
   const { context, config, signal } = options;
-  const prompts = options.prompts ?? [];
+  // Omitted means a continue run; anything else given (null, a string) must be prompts.
+  const prompts = options.prompts === undefined ? [] : options.prompts;
   assertPrompts(prompts);
   assertLoopInput(context, config);
   const streamFn = requireStreamFn(options.streamFn);
@@ -121,6 +122,7 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
       toolExecution: config.toolExecution ?? "parallel",
       sequentialTools: sequentialToolNames(services),
       ...(config.maxTurns !== undefined ? { maxTurns: config.maxTurns } : {}),
+      ...(config.abortGraceMs !== undefined ? { abortGraceMs: config.abortGraceMs } : {}),
       hooks: {
         beforeToolCall: typeof config.beforeToolCall === "function",
         afterToolCall: typeof config.afterToolCall === "function",

@@ -16,7 +16,7 @@ export const TOOL_EXECUTION_MODES: readonly ToolExecutionMode[] = ["parallel", "
  * Checks the configuration and the tools; throws with a message that names the fix.
  *
  * Checked: `config` is an object with `model` and `convertToLlm`; `maxTurns`, when
- * given, is a positive integer; `toolExecution`, when given, is one of
+ * given, is a positive integer; `abortGraceMs`, when given, is a number >= 0; `toolExecution`, when given, is one of
  * {@link TOOL_EXECUTION_MODES}; `context.messages` is an array of objects;
  * `context.tools`, when given, is an array of tools with unique, provider-accepted
  * names, an `execute` function and a valid object schema (see `assertToolParameters`).
@@ -92,6 +92,10 @@ function assertConfig(config: AgentLoopConfig): void {
   if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && (maxTurns as number) >= 1)) {
     const hint = typeof maxTurns === "string" && /^\s*\d+\s*$/.test(maxTurns) ? ` (use the number ${maxTurns.trim()})` : "";
     throw new LoopInputError(`config.maxTurns must be a positive integer, got ${describeValue(maxTurns)}${hint}`);
+  }
+  const abortGraceMs: unknown = config.abortGraceMs;
+  if (abortGraceMs !== undefined && !(typeof abortGraceMs === "number" && Number.isFinite(abortGraceMs) && abortGraceMs >= 0)) {
+    throw new LoopInputError(`config.abortGraceMs must be a finite number of milliseconds >= 0, got ${describeValue(abortGraceMs)}`);
   }
   const toolExecution: unknown = config.toolExecution;
   if (toolExecution !== undefined && !TOOL_EXECUTION_MODES.includes(toolExecution as ToolExecutionMode)) {

@@ -202,6 +202,12 @@ export interface AgentLoopConfig extends SimpleStreamOptions {
   afterToolCall?: (context: AfterToolCallContext, signal?: AbortSignal) => Promise<AfterToolCallResult | undefined>;
   /** loopchart: the run ends with exit reason `maxTurns` instead of starting turn `maxTurns + 1`. */
   maxTurns?: number;
+  /**
+   * loopchart: how long (ms) an aborted run waits for the work it awaits — a tool, a hook, the
+   * model stream — to honour the signal before it stops waiting: pending calls get an aborted
+   * result and the run ends `aborted`. A late settle is ignored. Default `ABORT_GRACE_MS` (2000).
+   */
+  abortGraceMs?: number;
   /** loopchart: reasoning level; `"off"` sends none. Overrides `reasoning` when set. */
   thinkingLevel?: ThinkingLevel;
   /**
@@ -246,6 +252,17 @@ export type AgentEvent =
       toolName: string;
       result: AgentToolResult<unknown>;
       isError: boolean;
+    }
+  | {
+      /**
+       * loopchart: something went wrong that does not fail the run. `abandoned`: the abort
+       * grace period (`abortGraceMs`) ran out while the run still waited on work that ignored
+       * the signal; `message` names it (a tool call with its id, a hook, the model stream). The
+       * run then ends `aborted`; whatever that work settles with later is ignored.
+       */
+      type: "warning";
+      reason: "abandoned";
+      message: string;
     };
 
 /** Receives every event of a run, in order. A returned promise is awaited before the run's promise resolves. */

@@ -18,9 +18,11 @@ import { errorText } from "../../machines/tool-call.machine.js";
 import type { AgentEvent, AssistantMessage, Context, Message, SimpleStreamOptions } from "../types.js";
 import type { RunServices } from "../run-environment.js";
 import { failedResponse } from "../messages.js";
+import { passed } from "../checked.js";
 import { transcriptMessages } from "../../machines/transcript.js";
 import { REQUEST_ABORTED_MESSAGE } from "../providers/assistant-stream.js";
 import { checkAssistantMessage, errorMessageOf, invalidEndResponse } from "../providers/check-stream-event.js";
+import { checkTransformedContext } from "../check-messages.js";
 
 const LLM_ROLES = new Set(["user", "assistant", "toolResult"]);
 
@@ -49,9 +51,9 @@ function checkLlmMessages(messages: unknown): Message[] {
 async function openStream(services: RunServices, input: RequestModelInput) {
   const { config, signal } = services;
   const messages = transcriptMessages(input.messages);
-  const transformed = config.transformContext ? await config.transformContext(messages, signal) : messages;
-  if (!Array.isArray(transformed)) throw new TypeError(`transformContext must return an array of messages, got ${errorText(transformed)}`);
-  const llmMessages = checkLlmMessages(await config.convertToLlm(transformed));
+  const transformed = config.transformContext ? checkTransformedContext(await config.transformContext(messages, signal)) : passed(messages);
+  if (!transformed.ok) throw new TypeError(transformed.error);
+  const llmMessages = checkLlmMessages(await config.convertToLlm(transformed.value));
   const tools = services.declaredTools();
   const context: Context = { systemPrompt: input.systemPrompt, messages: llmMessages, ...(tools ? { tools } : {}) };
   const apiKey = (config.getApiKey ? await config.getApiKey(input.model.provider) : undefined) || config.apiKey;
@@ -61,7 +63,20 @@ async function openStream(services: RunServices, input: RequestModelInput) {
     signal,
     reasoning: input.thinkingLevel === "off" ? undefined : input.thinkingLevel,
   };
+  // An abort that came first (even before the run started) means no request at all.
+  if (signal?.aborted === true) throw new Error(REQUEST_ABORTED_MESSAGE);
   return services.streamFn(input.model, context, options);
+}
+
+/** What `nextMacrotask` resolves with: the stream's `result()` had not settled by then. */
+const NO_RESULT: unique symbol = Symbol("no result");
+
+/** The error text of a response whose stream ended its iteration with no result to give. */
+export const STREAM_ENDED_WITHOUT_RESULT =
+  "the stream function's stream ended without a done or error event, and its result() did not resolve";
+
+function nextMacrotask(): Promise<typeof NO_RESULT> {
+  return new Promise((resolve) => setImmediate(() => resolve(NO_RESULT)));
 }
 
 /** Creates the `requestModel` actor logic of a run. */
@@ -104,7 +119,14 @@ export function createRequestModelActor(services: RunServices) {
           emit({ type: "message_update", message: { ...event.partial }, assistantMessageEvent: event });
         }
       }
-      if (!finished) end(await stream.result(), "done");
+      if (finished) return;
+      // The iteration ended without a done/error event: a stream that keeps its contract has its result by now.
+      const result = await Promise.race([stream.result(), nextMacrotask()]);
+      if (result === NO_RESULT) {
+        finish(invalidEndResponse({ partial, errorMessage: STREAM_ENDED_WITHOUT_RESULT, model: input.model }));
+        return;
+      }
+      end(result, "done");
     };
     run().catch(fail);
     // The loop gave up waiting on a stream that ignored the abort: answer for it.

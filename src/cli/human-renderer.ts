@@ -173,6 +173,10 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now }: H
         line(event.isError ? style.red(`✗ ${head}${elapsed} · ${result}`) : `${style.green("✓")} ${head}${style.dim(`${elapsed} · ${result}`)}`);
         return;
       }
+      case "warning":
+        endText();
+        line(style.yellow(`⚠ ${event.message}`));
+        return;
       case "agent_end":
         endText();
         running.clear();

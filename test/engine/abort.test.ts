@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { Type } from "typebox";
 import { ABORTED_MESSAGE, agentLoop } from "../../src/index.js";
 import type { AgentTool, ToolResultMessage } from "../../src/types.js";
@@ -32,6 +32,51 @@ function waitTool() {
 }
 
 describe("abort", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("waits abortGraceMs for a tool that ignores the signal, then gives its call an aborted result and ends (a fake clock)", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const controller = new AbortController();
+    let settleLate: (value: unknown) => void = () => undefined;
+    const stubborn: AgentTool = {
+      name: "stubborn",
+      label: "Stubborn",
+      description: "Ignores its signal",
+      parameters: Type.Object({}),
+      execute: () => {
+        queueMicrotask(() => controller.abort());
+        return new Promise((resolve) => (settleLate = resolve)) as never;
+      },
+    };
+    const run = agentLoop(
+      [user("go")],
+      { systemPrompt: "", messages: [], tools: [stubborn] },
+      baseConfig({ abortGraceMs: 60_000 }),
+      controller.signal,
+      mockStream([{ calls: [{ name: "stubborn", arguments: {} }] }, { text: "never asked" }]),
+    );
+    let ended = false;
+    const collected = collect(run).finally(() => (ended = true));
+    while (!controller.signal.aborted) await Promise.resolve();
+    await vi.advanceTimersByTimeAsync(59_999);
+    expect(ended).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    const { events, result } = await collected;
+    expect(events.at(-1)).toMatchObject({ type: "agent_end", exitReason: "aborted" });
+    const results = result.filter((m): m is ToolResultMessage => m.role === "toolResult");
+    expect(results).toEqual([expect.objectContaining({ isError: true, content: [{ type: "text", text: ABORTED_MESSAGE }] })]);
+    // What was abandoned is said, before agent_end: its late settle is ignored, not lost silently.
+    const warnings = events.filter((event) => event.type === "warning");
+    expect(warnings).toEqual([expect.objectContaining({ type: "warning", reason: "abandoned" })]);
+    expect(warnings[0]?.type === "warning" ? warnings[0].message : "").toMatch(/tool call "stubborn" \(id call_1\).*60000 ms.*ignored/);
+    expect(events.indexOf(warnings[0] as never)).toBeLessThan(events.length - 1);
+    settleLate({ content: [{ type: "text", text: "too late" }], details: {} });
+    await Promise.resolve();
+    expect(JSON.stringify(await run.result())).not.toContain("too late");
+  });
+
   it("while streaming: the stream function sees the signal and the run ends aborted", async () => {
     const controller = new AbortController();
     const stream = mockStream([{ hang: true }]);

@@ -25,6 +25,15 @@ describe("bad input", () => {
     expect(() => agentLoop([], { systemPrompt: "", messages: [] }, baseConfig({ maxTurns: 0 }), undefined, stream)).toThrow(/maxTurns must be a positive integer/);
   });
 
+  it("refuses an abortGraceMs that is not a number of milliseconds >= 0", () => {
+    const stream = mockStream([]);
+    for (const bad of [-1, Number.NaN, "100"]) {
+      expect(() => agentLoop([], { systemPrompt: "", messages: [] }, baseConfig({ abortGraceMs: bad as never }), undefined, stream)).toThrow(
+        /config.abortGraceMs must be a finite number of milliseconds >= 0/,
+      );
+    }
+  });
+
   it("turns a stream function that throws despite its contract into an error response", async () => {
     const stream = mockStream([{ throws: "socket exploded" }]);
     const { events, result } = await collect(agentLoop([user("x")], { systemPrompt: "", messages: [] }, baseConfig(), undefined, stream));
