@@ -1,16 +1,18 @@
 /**
- * Builds the run viewer into dist/viewer/index.html: one self-contained page (script, styles
- * and the machine descriptions inlined, no network). Run by `npm run build`.
+ * Builds the run viewer into dist/viewer/index.html: one self-contained page (script, styles,
+ * the machine descriptions and their SVG charts inlined, no network). Run by `npm run build`.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { describeMachine } from "../src/inspection/describe-machine.js";
-import { DIAGRAMS } from "../visualizations/diagrams.js";
+import { DIAGRAMS, machineSvg } from "../visualizations/diagrams.js";
 
 const root = new URL("../", import.meta.url);
 const viewer = new URL("visualizations/viewer/", root);
-const machines = DIAGRAMS.map(({ machine }) => describeMachine(machine));
+// Each machine's description (for the lanes' state names) and its SVG chart, the one
+// visualizations/<name>.svg holds: every state a group with data-path, every transition an arrow.
+const machines = await Promise.all(DIAGRAMS.map(async ({ machine }) => ({ ...describeMachine(machine), svg: await machineSvg(machine) })));
 const bundle = await build({
   entryPoints: [fileURLToPath(new URL("main.ts", viewer))],
   bundle: true,

@@ -64,11 +64,12 @@ export interface ViewerServerOptions {
 export async function startViewerServer({ port = 0, host = DEFAULT_VIEWER_HOST }: ViewerServerOptions = {}): Promise<ViewerServer> {
   const page = await readPage();
   const runs = new Map<string, Run>();
-  const viewers = new Set<WebSocket>();
+  /** Open viewer pages → the run each one watches ("" until it asks for one). */
+  const viewers = new Map<WebSocket, string>();
   const listing = () => [...runs.values()].map(({ id, label }) => ({ id, label }));
   const broadcast = (message: unknown) => {
     const text = JSON.stringify(message);
-    for (const socket of viewers) socket.send(text);
+    for (const socket of viewers.keys()) socket.send(text);
   };
   const runFor = (id: string, label: string): Run => {
     let run = runs.get(id);
@@ -79,9 +80,26 @@ export async function startViewerServer({ port = 0, host = DEFAULT_VIEWER_HOST }
     }
     return run;
   };
+  /**
+   * Records reach a viewer only on its socket, each batch saying the index of its first record
+   * (`from`): a page that asks to watch a run gets every record held so far, then each new one,
+   * in order on the one socket, so nothing sent before the page connected or while it loaded is
+   * missed or doubled (a page that fetched the records over HTTP while the socket delivered the
+   * new ones lost those in between).
+   */
   const append = (run: Run, record: RunRecord) => {
+    const from = run.records.length;
     run.records.push(record);
-    broadcast({ runId: run.id, record });
+    const text = JSON.stringify({ runId: run.id, from, records: [record] });
+    for (const [socket, watched] of viewers) if (watched === run.id) socket.send(text);
+  };
+  const watch = (socket: WebSocket, message: unknown) => {
+    const m = message as { watch?: unknown; from?: unknown };
+    if (typeof m.watch !== "string") return;
+    viewers.set(socket, m.watch);
+    const run = runs.get(m.watch);
+    const from = typeof m.from === "number" && Number.isInteger(m.from) && m.from >= 0 ? m.from : 0;
+    if (run) socket.send(JSON.stringify({ runId: run.id, from, records: run.records.slice(from) }));
   };
 
   const server: Server = createServer((request, response) => {
@@ -104,8 +122,15 @@ export async function startViewerServer({ port = 0, host = DEFAULT_VIEWER_HOST }
   let connections = 0;
   sockets.on("connection", (socket, request) => {
     if (request.url === "/api/viewer") {
-      viewers.add(socket);
+      viewers.set(socket, "");
       socket.send(JSON.stringify({ runs: listing() }));
+      socket.on("message", (data) => {
+        try {
+          watch(socket, JSON.parse(String(data)));
+        } catch {
+          // not JSON: ignored
+        }
+      });
       socket.on("close", () => viewers.delete(socket));
       return;
     }

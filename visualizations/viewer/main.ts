@@ -2,7 +2,7 @@
  * The run viewer: charts with the active states, one lane per tool-call actor, the transcript,
  * and a scrubber over the run's records. Plain DOM and SVG; data from the local server only.
  */
-import type { MachineDescription, StateDescription } from "../../src/inspection/describe-machine.js";
+import type { MachineDescription } from "../../src/inspection/describe-machine.js";
 
 interface Inspect {
   type: string;
@@ -16,7 +16,10 @@ type ViewRecord = { t: number; event: { type: string; [key: string]: unknown } }
 interface Actor { actorId: string; sessionId: string; machineId?: string }
 interface Span { state: string; from: number; to: number }
 
-const machines = JSON.parse(document.getElementById("machines")?.textContent ?? "[]") as MachineDescription[];
+/** Each machine's description with its SVG chart (built from the definition by scripts/build-viewer.ts). */
+const machines = JSON.parse(document.getElementById("machines")?.textContent ?? "[]") as (MachineDescription & { svg: string })[];
+/** The tool-call actor (session id) whose states the toolCall chart shows: the latest one unless a lane was clicked. */
+let chosenCall = "";
 let records: ViewRecord[] = [];
 let cursor = 0;
 let follow = true;
@@ -63,34 +66,34 @@ function stateAt(upTo: number) {
   return { actors, values, order };
 }
 
-function drawState(node: StateDescription, active: Set<string>, parentInitial?: string): HTMLElement {
-  const box = el("div", { class: "state", "data-path": node.path });
-  if (active.has(node.path)) box.classList.add("active");
-  if (parentInitial === node.key) box.classList.add("initial");
-  box.append(el("div", { class: "name" }, node.key));
-  for (const child of node.states) box.append(drawState(child, active, node.initial));
-  return box;
+/** One chart per machine, drawn once: the inlined SVG (states as boxes, transitions as arrows). */
+const charts = new Map<string, { box: HTMLElement; title: HTMLElement; states: SVGGElement[] }>();
+function chartFor(machine: MachineDescription & { svg: string }) {
+  let chart = charts.get(machine.id);
+  if (!chart) {
+    const box = el("div", { class: "chart", "data-machine": machine.id });
+    const title = el("h2", {}, machine.id);
+    const drawing = el("div", { class: "drawing" });
+    drawing.innerHTML = machine.svg;
+    box.append(title, drawing);
+    chart = { box, title, states: [...drawing.querySelectorAll<SVGGElement>("g.state[data-path]")] };
+    charts.set(machine.id, chart);
+  }
+  return chart;
 }
 
 function renderCharts(state: ReturnType<typeof stateAt>) {
   const root = $("charts");
-  root.replaceChildren();
   for (const machine of machines) {
-    // The most recent actor running this machine shows its states.
-    const session = [...state.order].reverse().find((s) => state.actors.get(s)?.machineId === machine.id);
-    if (machine.id === "toolCall") continue; // tool calls are the lanes
+    const chart = chartFor(machine);
+    // The actor shown: the chosen tool call, else the most recent actor running this machine.
+    const chosen = machine.id === "toolCall" && state.actors.has(chosenCall) ? chosenCall : undefined;
+    const session = chosen ?? [...state.order].reverse().find((s) => state.actors.get(s)?.machineId === machine.id);
     const active = new Set(session ? activePaths(state.values.get(session)) : []);
-    const chart = el("div", { class: "chart", "data-machine": machine.id });
-    chart.append(el("h2", {}, `${machine.id}${session ? ` (${state.actors.get(session)?.actorId})` : ""}`));
-    for (const child of machine.root.states) chart.append(drawState(child, active, machine.root.initial));
-    const edges = el("ul", { class: "edges" });
-    for (const tr of machine.transitions) {
-      edges.append(el("li", {}, `${tr.source || "(any)"} —${tr.event}${tr.guard ? ` [${tr.guard}]` : ""}→ ${tr.targets.join(", ") || "(stays)"}`));
-    }
-    const details = el("details");
-    details.append(el("summary", {}, `${machine.transitions.length} transitions`), edges);
-    chart.append(details);
-    root.append(chart);
+    for (const group of chart.states) group.classList.toggle("active", active.has(group.getAttribute("data-path") ?? "\u0000"));
+    chart.title.textContent = `${machine.id}${session ? ` (${state.actors.get(session)?.actorId})` : ""}`;
+    chart.box.dataset.actor = session ? state.actors.get(session)?.actorId ?? "" : "";
+    if (chart.box.parentElement !== root) root.append(chart.box);
   }
 }
 
@@ -108,8 +111,22 @@ function spansOf(sessionId: string, end: number): Span[] {
   return spans;
 }
 
-const COLORS = ["#5c6bc0", "#26a69a", "#ef6c00", "#8d6e63", "#7e57c2", "#00897b", "#546e7a", "#c0ca33"];
-const colorOf = (state: string) => COLORS[[...state].reduce((a, c) => a + c.charCodeAt(0), 0) % COLORS.length];
+/**
+ * A tool call's phases and the loop's model request have colours of their own (an
+ * `awaitingApproval` state, when the call machine has one, too); other states get one of the rest.
+ */
+const STATE_COLORS: Record<string, string> = {
+  queued: "#b0bec5",
+  preparing: "#5c6bc0",
+  prepared: "#9fa8da",
+  awaitingApproval: "#f9a825",
+  executing: "#26a69a",
+  finalizing: "#7e57c2",
+  done: "#546e7a",
+  requesting: "#ef6c00",
+};
+const COLORS = ["#8d6e63", "#00897b", "#c0ca33", "#6d4c41", "#0277bd", "#ad1457"];
+const colorOf = (state: string) => STATE_COLORS[state] ?? COLORS[[...state].reduce((a, c) => a + c.charCodeAt(0), 0) % COLORS.length];
 
 function renderTimeline(state: ReturnType<typeof stateAt>) {
   const root = $("timeline");
@@ -145,6 +162,14 @@ function renderTimeline(state: ReturnType<typeof stateAt>) {
     }
     box.append(svg("line", { class: "cursor", x1: x(now), x2: x(now), y1: 0, y2: 20 }));
     lane.append(box);
+    if (actor.machineId === "toolCall") {
+      lane.title = "show this call on the toolCall chart";
+      lane.onclick = () => {
+        chosenCall = session;
+        render();
+      };
+      if (session === chosenCall) lane.classList.add("chosen");
+    }
     const current = state.values.get(session);
     lane.setAttribute("data-current", current === undefined ? "" : topState(current));
     root.append(lane);
@@ -223,39 +248,45 @@ document.addEventListener("keydown", (e) => {
   }
 });
 
-async function loadRun(id: string) {
-  runId = id;
-  const response = await fetch(`/api/runs/${encodeURIComponent(id)}`);
-  records = ((await response.json()) as { records: ViewRecord[] }).records;
-  cursor = records.length - 1;
-  follow = true;
-  render();
-}
-
-async function start() {
-  const runs = (await (await fetch("/api/runs")).json()) as { id: string; label: string }[];
+/**
+ * Everything comes over the one socket: the list of runs, then, for the run watched, its records
+ * from index `from` — first those the server holds, then each new one. A batch that does not
+ * continue where the page is (a gap) asks again from there; records already held are skipped.
+ */
+function start() {
   const select = $("runs") as HTMLSelectElement;
-  const list = (items: { id: string; label: string }[]) => {
-    select.replaceChildren(...items.map((r) => Object.assign(el("option", { value: r.id }, r.label))));
-    select.value = runId;
-  };
-  list(runs);
-  select.onchange = () => void loadRun(select.value);
-  if (runs.length > 0) await loadRun(runs[runs.length - 1].id);
-  else render();
   const socket = new WebSocket(`ws://${location.host}/api/viewer`);
+  const watch = (id: string) => {
+    runId = id;
+    select.value = id;
+    records = [];
+    cursor = 0;
+    follow = true;
+    render();
+    socket.send(JSON.stringify({ watch: id, from: 0 }));
+  };
+  select.onchange = () => watch(select.value);
+  render();
   socket.onopen = () => ($("status").textContent = "live");
+  socket.onclose = () => ($("status").textContent = "disconnected");
   socket.onmessage = (message) => {
-    const data = JSON.parse(String(message.data)) as { runs?: { id: string; label: string }[]; runId?: string; record?: ViewRecord };
+    const data = JSON.parse(String(message.data)) as { runs?: { id: string; label: string }[]; runId?: string; from?: number; records?: ViewRecord[] };
     if (data.runs) {
-      list(data.runs);
-      if (runId === "" && data.runs.length > 0) void loadRun(data.runs[data.runs.length - 1].id);
+      select.replaceChildren(...data.runs.map((r) => el("option", { value: r.id }, r.label)));
+      select.value = runId;
+      if (runId === "" && data.runs.length > 0) watch(data.runs[data.runs.length - 1].id);
     }
-    if (data.record && data.runId === runId) {
-      records.push(data.record);
+    if (data.records && data.runId === runId && typeof data.from === "number") {
+      if (data.from > records.length) {
+        socket.send(JSON.stringify({ watch: runId, from: records.length }));
+        return;
+      }
+      const fresh = data.records.slice(records.length - data.from);
+      if (fresh.length === 0) return;
+      records.push(...fresh);
       if (follow) cursor = records.length - 1;
       render();
     }
   };
 }
-void start();
+start();
