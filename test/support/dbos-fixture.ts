@@ -65,3 +65,4 @@ export function fixtureRun(input: DbosRunInput): DbosRunSetup {
     streamFn: turnStream(slowMs),
   };
 }
+export const createRun = fixtureRun;
