@@ -11,7 +11,6 @@ import { REPO_ROOT, runCli, spawnCli, waitForOutput } from "../cli/spawn-cli.js"
 import { fixtureRun } from "../support/dbos-fixture.js";
 import { hasPostgres, startPostgres, type TestPostgres } from "../support/postgres.js";
 
-const RUNS = 6;
 const SLOW_MS = 1500;
 const SETUP = join(REPO_ROOT, "test/support/dbos-fixture.ts");
 
@@ -30,11 +29,11 @@ async function until(check: () => Promise<boolean>, what: string, attempts = 600
 
 describe.skipIf(!hasPostgres())("DBOS workers surviving a SIGKILL (skipped when Debian's postgresql is not installed)", () => {
   let pg: TestPostgres;
-  let dir: string;
+  const dirs: string[] = [];
   const workers: ChildProcess[] = [];
 
-  const startWorker = async (executor: string): Promise<ChildProcess> => {
-    const { child } = spawnCli(["worker", "--database-url", pg.url, "--setup", SETUP, "--executor", executor, "--concurrency", "3"]);
+  const startWorker = async (url: string, executor: string): Promise<ChildProcess> => {
+    const { child } = spawnCli(["worker", "--database-url", url, "--setup", SETUP, "--executor", executor, "--concurrency", "3"]);
     workers.push(child);
     await waitForOutput(child, (out) => out.includes("serving queue"));
     return child;
@@ -42,25 +41,29 @@ describe.skipIf(!hasPostgres())("DBOS workers surviving a SIGKILL (skipped when 
 
   beforeAll(async () => {
     pg = await startPostgres("dbos_crash");
-    dir = mkdtempSync(join(tmpdir(), "loopchart-crash-"));
   }, 60_000);
 
   afterAll(() => {
     for (const child of workers) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     pg?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  it("should finish every run with one result per call in source order after a worker is killed mid-tool and its runs are recovered, running no replay-never call twice", async () => {
-    const victim = await startWorker("worker-a");
-    await startWorker("worker-b");
-    const client = await DBOSClient.create({ systemDatabaseUrl: pg.url, applicationName: "loopchart" });
+  async function crashAndRecover(mode: "recover" | "restart", runs: number): Promise<void> {
+    const database = `dbos_${mode}`;
+    pg.createDatabase(database);
+    const url = pg.urlFor(database);
+    const dir = mkdtempSync(join(tmpdir(), `loopchart-${mode}-`));
+    dirs.push(dir);
+    const victim = await startWorker(url, "worker-a");
+    await startWorker(url, "worker-b");
+    const client = await DBOSClient.create({ systemDatabaseUrl: url, applicationName: "loopchart" });
     try {
       const ids: string[] = [];
-      const first = await runCli(["enqueue", "--database-url", pg.url, "--id", "run-0", "--meta", `counterDir=${dir}`, "--meta", `slowMs=${SLOW_MS}`, "run-0"]);
+      const first = await runCli(["enqueue", "--database-url", url, "--id", "run-0", "--meta", `counterDir=${dir}`, "--meta", `slowMs=${SLOW_MS}`, "run-0"]);
       expect(first.stdout.trim()).toBe("run-0");
       ids.push("run-0");
-      for (let i = 1; i < RUNS; i += 1) {
+      for (let i = 1; i < runs; i += 1) {
         const input: DbosRunInput = { prompt: [{ role: "user", content: `run-${i}`, timestamp: 1 }], meta: { counterDir: dir, slowMs: String(SLOW_MS) } };
         await client.enqueue({ queueName: "loopchart", workflowName: DEFAULT_LOOP_WORKFLOW_NAME, workflowID: `run-${i}` }, input);
         ids.push(`run-${i}`);
@@ -76,9 +79,13 @@ describe.skipIf(!hasPostgres())("DBOS workers surviving a SIGKILL (skipped when 
       victim.kill("SIGKILL");
       await new Promise((resolve) => victim.once("close", resolve));
 
-      const recovered = await runCli(["recover", "--database-url", pg.url, "--executor", "worker-a"]);
-      expect(recovered.code).toBe(0);
-      expect(recovered.stdout.trim().split("\n").sort()).toEqual([...orphaned].sort());
+      if (mode === "recover") {
+        const recovered = await runCli(["recover", "--database-url", url, "--executor", "worker-a"]);
+        expect(recovered.code).toBe(0);
+        expect(recovered.stdout.trim().split("\n").sort()).toEqual([...orphaned].sort());
+      } else {
+        await startWorker(url, "worker-a");
+      }
 
       const outputs = new Map<string, DbosRunOutput>();
       for (const id of ids) outputs.set(id, (await client.retrieveWorkflow<DbosRunOutput>(id).getResult()) as DbosRunOutput);
@@ -119,12 +126,21 @@ describe.skipIf(!hasPostgres())("DBOS workers surviving a SIGKILL (skipped when 
       }
       expect(interrupted).toBeGreaterThan(0);
 
-      const sessions = await runCli(["sessions", "--database-url", pg.url, "--json"]);
+      const sessions = await runCli(["sessions", "--database-url", url, "--json"]);
       const rows = sessions.stdout.trim().split("\n").map((line) => JSON.parse(line) as { id: string; status: string });
       expect(rows.map((r) => r.id).sort()).toEqual([...ids].sort());
       expect(new Set(rows.map((r) => r.status))).toEqual(new Set(["SUCCESS"]));
     } finally {
       await client.destroy();
+      for (const child of workers.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     }
-  }, 180_000);
+  }
+
+  it("should finish 20 runs on two workers with one result per call in source order after one worker is SIGKILLed mid-tool and loopchart recover hands its runs to the other, running no replay-never call twice", async () => {
+    await crashAndRecover("recover", 20);
+  }, 240_000);
+
+  it("should finish the killed worker's runs when it restarts with the same executor id (DBOS recovers its own pending workflows at launch)", async () => {
+    await crashAndRecover("restart", 6);
+  }, 240_000);
 });
