@@ -17,6 +17,10 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   replay: async () => (await import("./replay-command.js")).replayCommand,
   inspect: async () => (await import("./serve-commands.js")).inspectCommand,
   view: async () => (await import("./serve-commands.js")).viewCommand,
+  worker: async () => (await import("./dbos-commands.js")).workerCommand,
+  enqueue: async () => (await import("./dbos-commands.js")).enqueueCommand,
+  sessions: async () => (await import("./dbos-commands.js")).sessionsCommand,
+  recover: async () => (await import("./dbos-commands.js")).recoverCommand,
 };
 
 /**

@@ -9,6 +9,10 @@ Usage:
   loopchart replay <trace.jsonl>       re-render a recorded trace in the terminal
   loopchart view <trace.jsonl>         serve a recorded trace in the offline viewer (--port N, --host H)
   loopchart inspect                    serve the viewer and accept live runs over WebSocket (--port N, --host H)
+  loopchart worker --database-url <url> --setup <module>  serve a DBOS queue of runs (docs/DBOS.md)
+  loopchart enqueue --database-url <url> "<prompt>"        queue a run on DBOS, print its id (--follow)
+  loopchart sessions --database-url <url>                 list DBOS runs and their states
+  loopchart recover --database-url <url> --executor <id>  hand a dead worker's runs to live workers
   loopchart --help | <command> --help
 
 Examples:

@@ -1,0 +1,199 @@
+/**
+ * `loopchart worker | enqueue | sessions | recover`: runs of the loop as DBOS workflows on
+ * Postgres (see docs/DBOS.md). The DBOS SDK is an optional peer dependency, loaded here only.
+ */
+import { hostname } from "node:os";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { CliIo } from "./cli-io.js";
+import { EXIT_CODES } from "./exit-codes.js";
+import { parseOptions } from "./parse-options.js";
+import { UsageError } from "./usage-error.js";
+import type { DbosRunInput, DbosRunOutput, DbosRunSetup, DbosStreamedEvent } from "../dbos/index.js";
+
+/** The queue workers serve and runs are enqueued on when `--queue` is not given. */
+export const DEFAULT_DBOS_QUEUE = "loopchart";
+/** The DBOS application name (it scopes workflows and queues in the system database). */
+export const DBOS_APP_NAME = "loopchart";
+/** Runs one worker takes at a time when `--concurrency` is not given. */
+export const DEFAULT_WORKER_CONCURRENCY = 4;
+
+type DbosSdk = typeof import("@dbos-inc/dbos-sdk");
+
+async function loadSdk(): Promise<DbosSdk> {
+  try {
+    return await import("@dbos-inc/dbos-sdk");
+  } catch {
+    throw new UsageError("These commands need the DBOS SDK: npm install @dbos-inc/dbos-sdk@5");
+  }
+}
+
+function databaseUrl(values: Record<string, string | boolean | undefined>, io: CliIo, command: string): string {
+  const url = values["database-url"] ?? io.env["DBOS_SYSTEM_DATABASE_URL"];
+  if (typeof url !== "string" || url === "") {
+    throw new UsageError(`loopchart ${command} needs --database-url postgres://user:pass@host:5432/db (or DBOS_SYSTEM_DATABASE_URL).`);
+  }
+  return url;
+}
+
+function positiveInt(name: string, value: string | boolean | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "string" || !/^[1-9]\d*$/.test(value)) throw new UsageError(`${name} expects a whole number of 1 or more, e.g. ${name} 4.`);
+  return Number(value);
+}
+
+/**
+ * `loopchart worker --database-url URL --setup MODULE [--queue Q] [--concurrency N] [--executor ID]`:
+ * serves the queue until interrupted. MODULE exports `createRun(input)` returning the run's
+ * config, tools and stream function. At launch DBOS recovers this executor's pending runs, so
+ * restarting a dead worker with the same `--executor` finishes its runs.
+ */
+export async function workerCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseOptions(
+    args,
+    { "database-url": { type: "string" }, setup: { type: "string" }, queue: { type: "string" }, concurrency: { type: "string" }, executor: { type: "string" }, "app-version": { type: "string" } },
+    "loopchart --help",
+  );
+  const url = databaseUrl(values, io, "worker");
+  if (typeof values.setup !== "string") throw new UsageError("loopchart worker needs --setup <module> exporting createRun(input) (model, tools, config of a run).");
+  const setupModule = (await import(pathToFileURL(resolve(io.cwd, values.setup)).href)) as { createRun?: (input: DbosRunInput) => DbosRunSetup | Promise<DbosRunSetup> };
+  const createRun = setupModule.createRun;
+  if (typeof createRun !== "function") throw new UsageError(`${values.setup} does not export a createRun(input) function.`);
+  const queue = typeof values.queue === "string" ? values.queue : DEFAULT_DBOS_QUEUE;
+  const concurrency = positiveInt("--concurrency", values.concurrency, DEFAULT_WORKER_CONCURRENCY);
+  const executorID = typeof values.executor === "string" ? values.executor : `${hostname()}-${process.pid}`;
+  const { DBOS } = await loadSdk();
+  const { registerLoopWorkflow } = await import("../dbos/index.js");
+  DBOS.setConfig({
+    name: DBOS_APP_NAME,
+    systemDatabaseUrl: url,
+    executorID,
+    applicationVersion: typeof values["app-version"] === "string" ? values["app-version"] : DBOS_APP_NAME,
+    listenQueues: [queue],
+    logLevel: io.env["LOOPCHART_DBOS_LOG_LEVEL"] ?? "warn",
+  });
+  registerLoopWorkflow({ createRun });
+  await DBOS.launch();
+  await DBOS.registerQueue(queue, { workerConcurrency: concurrency, minPollingIntervalMs: 100 });
+  io.stdout.write(`worker ${executorID} serving queue ${queue} (concurrency ${concurrency})\n`);
+  await new Promise<void>((done) => {
+    const off = io.onInterrupt(() => {
+      off();
+      done();
+    });
+  });
+  await DBOS.shutdown();
+  return EXIT_CODES.ok;
+}
+
+type DbosClient = Awaited<ReturnType<DbosSdk["DBOSClient"]["create"]>>;
+
+async function withClient<T>(url: string, body: (client: DbosClient) => Promise<T>): Promise<T> {
+  const { DBOSClient } = await loadSdk();
+  const client = await DBOSClient.create({ systemDatabaseUrl: url, applicationName: DBOS_APP_NAME });
+  try {
+    return await body(client);
+  } finally {
+    await client.destroy();
+  }
+}
+
+function parseMeta(values: string[]): Record<string, string> {
+  const meta: Record<string, string> = {};
+  for (const pair of values) {
+    const at = pair.indexOf("=");
+    if (at <= 0) throw new UsageError(`--meta expects key=value, got "${pair}".`);
+    meta[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return meta;
+}
+
+/**
+ * `loopchart enqueue --database-url URL [--queue Q] [--id ID] [--meta k=v]... [--follow] <prompt>`:
+ * puts a run on the queue and prints its workflow id. `--follow` then prints the run's events
+ * as JSON lines while a worker runs it, and the run's messages at the end.
+ */
+export async function enqueueCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, meta, positionals } = parseOptionsWithMeta(args);
+  const url = databaseUrl(values, io, "enqueue");
+  if (positionals.length !== 1) throw new UsageError('loopchart enqueue expects one prompt, e.g. loopchart enqueue --database-url … "fix the tests"');
+  const queueName = typeof values.queue === "string" ? values.queue : DEFAULT_DBOS_QUEUE;
+  const { DEFAULT_LOOP_WORKFLOW_NAME, EVENTS_STREAM_KEY } = await import("../dbos/index.js");
+  const input: DbosRunInput = { prompt: [{ role: "user", content: positionals[0] as string, timestamp: Date.now() }], meta };
+  return withClient(url, async (client) => {
+    const handle = await client.enqueue<(input: DbosRunInput) => Promise<DbosRunOutput>>(
+      { queueName, workflowName: DEFAULT_LOOP_WORKFLOW_NAME, ...(typeof values.id === "string" ? { workflowID: values.id } : {}) },
+      input,
+    );
+    io.stdout.write(`${handle.workflowID}\n`);
+    if (values.follow !== true) return EXIT_CODES.ok;
+    const seen = new Set<number>();
+    for await (const item of client.readStream<DbosStreamedEvent>(handle.workflowID, EVENTS_STREAM_KEY)) {
+      if (seen.has(item.seq)) continue;
+      seen.add(item.seq);
+      io.stdout.write(`${JSON.stringify(item.event)}\n`);
+    }
+    const output = await handle.getResult();
+    io.stdout.write(`${JSON.stringify({ type: "result", messages: output.messages })}\n`);
+    return EXIT_CODES.ok;
+  });
+}
+
+function parseOptionsWithMeta(args: readonly string[]): { values: Record<string, string | boolean | undefined>; meta: Record<string, string>; positionals: string[] } {
+  const metaPairs: string[] = [];
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    if (args[i] === "--meta") {
+      const pair = args[i + 1];
+      if (pair === undefined) throw new UsageError("--meta expects key=value.");
+      metaPairs.push(pair);
+      i += 1;
+    } else rest.push(args[i] as string);
+  }
+  const { values, positionals } = parseOptions(
+    rest,
+    { "database-url": { type: "string" }, queue: { type: "string" }, id: { type: "string" }, follow: { type: "boolean" } },
+    "loopchart --help",
+  );
+  return { values, meta: parseMeta(metaPairs), positionals };
+}
+
+/** `loopchart sessions --database-url URL [--status S] [--json]`: lists runs (newest first) with state and executor. */
+export async function sessionsCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseOptions(args, { "database-url": { type: "string" }, status: { type: "string" }, json: { type: "boolean" } }, "loopchart --help");
+  const url = databaseUrl(values, io, "sessions");
+  const { DEFAULT_LOOP_WORKFLOW_NAME } = await import("../dbos/index.js");
+  return withClient(url, async (client) => {
+    const runs = await client.listWorkflows({
+      workflowName: DEFAULT_LOOP_WORKFLOW_NAME,
+      sortDesc: true,
+      ...(typeof values.status === "string" ? { status: values.status as "PENDING" } : {}),
+    });
+    for (const run of runs) {
+      const row = { id: run.workflowID, status: run.status, executor: run.executorId ?? "", queue: run.queueName ?? "", createdAt: new Date(run.createdAt).toISOString() };
+      io.stdout.write(values.json === true ? `${JSON.stringify(row)}\n` : `${row.id}\t${row.status}\t${row.executor}\t${row.queue}\t${row.createdAt}\n`);
+    }
+    return EXIT_CODES.ok;
+  });
+}
+
+/**
+ * `loopchart recover --database-url URL --executor ID [--queue Q]`: puts the PENDING runs of a
+ * dead executor back on the queue, where any live worker takes them over; prints their ids.
+ * Only for an executor that is gone: a live one would keep running them too.
+ */
+export async function recoverCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseOptions(args, { "database-url": { type: "string" }, executor: { type: "string" }, queue: { type: "string" } }, "loopchart --help");
+  const url = databaseUrl(values, io, "recover");
+  if (typeof values.executor !== "string") throw new UsageError("loopchart recover needs --executor <id> (the dead worker's id, as loopchart sessions shows it).");
+  const queueName = typeof values.queue === "string" ? values.queue : DEFAULT_DBOS_QUEUE;
+  const { DEFAULT_LOOP_WORKFLOW_NAME } = await import("../dbos/index.js");
+  return withClient(url, async (client) => {
+    const pending = await client.listWorkflows({ workflowName: DEFAULT_LOOP_WORKFLOW_NAME, status: "PENDING", executorId: values.executor as string });
+    const ids = pending.map((run) => run.workflowID);
+    if (ids.length > 0) await client.resumeWorkflows(ids, { queueName });
+    for (const id of ids) io.stdout.write(`${id}\n`);
+    io.stderr.write(`recovered ${ids.length} run(s) of executor ${values.executor as string} onto queue ${queueName}\n`);
+    return EXIT_CODES.ok;
+  });
+}
