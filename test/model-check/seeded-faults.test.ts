@@ -18,7 +18,9 @@ describe("the model checker catches seeded faults", () => {
   it("reports I1 with a path when results are appended in completion order", () => {
     const violation = found(checkAgentLoop(appendsInCompletionOrder, small), "I1", /out of source order/);
     expect(violation.path).toContain("model.done(2 calls)");
-    expect(formatViolation(violation)).toMatch(/I1 \[beforeToolCall, parallel\] results out of source order: call-1\.2 appended where call-1\.1 was due\n {4}1\. /);
+    expect(formatViolation(violation)).toMatch(
+      /^ {2}I1 \(every tool call gets exactly one result, appended in source order\) broken in configuration "beforeToolCall, parallel": results out of source order: call-1\.2 appended where call-1\.1 was due\n {4}1\. model\.done\(2 calls\)/,
+    );
   });
 
   it("reports I2 when the calls of a length-truncated response execute", () => {
