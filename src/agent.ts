@@ -24,7 +24,7 @@ import { DEFAULT_QUEUE_MODE, MessageQueue, type QueueMode } from "./agent/messag
 import { runDurably } from "./sessions/durable-run.js";
 import { assertSessionId, type SessionStore } from "./sessions/session-store.js";
 import { SessionNotFoundError } from "./errors/session-not-found-error.js";
-import { transcriptMessages, type Transcript } from "../machines/transcript.js";
+import { hasUnfinishedRun, sessionTranscript } from "./sessions/session-transcript.js";
 import type {
   AgentContext,
   AgentEvent,
@@ -165,10 +165,7 @@ export class Agent {
     const stored = await store.load(sessionId);
     if (!stored) throw new SessionNotFoundError(sessionId, store.location);
     const { record } = stored;
-    const snapshot = record.snapshot as { status?: string; context?: { messages?: Transcript } } | undefined;
-    const transcript = snapshot?.context?.messages ? transcriptMessages(snapshot.context.messages) : [];
-    // The snapshot's transcript is the truth; the log trails it by at most the last save.
-    const messages = transcript.length >= stored.messages.length ? transcript : stored.messages;
+    const messages = sessionTranscript(stored);
     const agent = new Agent({
       ...options,
       sessionId,
@@ -182,7 +179,7 @@ export class Agent {
         messages: options.initialState?.messages ?? messages,
       },
     });
-    if (snapshot?.status !== "active") return agent;
+    if (!hasUnfinishedRun(record)) return agent;
     await new Promise<void>((resolve, reject) => {
       agent.run({ kind: "restore", onStarted: resolve }).then(resolve, reject);
     });
