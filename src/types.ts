@@ -213,8 +213,9 @@ export interface AgentLoopConfig extends SimpleStreamOptions {
   /**
    * loopchart: an XState inspector that sees every actor of the run (loop, batch, each call,
    * each invoked actor), e.g. `createWebSocketInspector({ url }).inspect` from `@statelyai/inspect`
-   * or `recordTrace({ file }).inspect`. Raw events carry live context: wrap with
-   * `sanitizeInspectionEvent` (loopchart) before sending them anywhere.
+   * or `recordTrace({ file }).inspect`. It receives readable events: snapshots, events and
+   * actions as plain data, long strings truncated, functions dropped, API keys and
+   * `Authorization` headers redacted (`rawInspectionEvent(event)` gives the live event back).
    */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 }
