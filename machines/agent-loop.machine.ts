@@ -239,6 +239,7 @@ export const agentLoopMachine = setup({
         content: params.result.content ?? [],
         details: params.result.details,
         isError: params.isError,
+        ...(params.durationMs === undefined ? {} : { durationMs: params.durationMs }),
         timestamp: Date.now(),
       };
       const terminates = batch.terminates.slice();

@@ -116,6 +116,8 @@ export interface ToolResultMessage<TDetails = unknown> {
   details?: TDetails;
   isError: boolean;
   timestamp: number;
+  /** Milliseconds the tool's `execute` took (monotonic clock); absent when the tool did not run. */
+  durationMs?: number;
 }
 
 /** A message an LLM understands. */

@@ -252,6 +252,12 @@ export type AgentEvent =
       toolName: string;
       result: AgentToolResult<unknown>;
       isError: boolean;
+      /**
+       * Milliseconds the tool's `execute` took, measured with a monotonic clock
+       * (`performance.now()`) and rounded; absent when the tool did not run (unknown
+       * tool, invalid arguments, blocked, refused, aborted before it started).
+       */
+      durationMs?: number;
     }
   | {
       /**

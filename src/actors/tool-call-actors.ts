@@ -85,7 +85,8 @@ function callSignal(own: AbortSignal, run: AbortSignal | undefined): AbortSignal
  * resolves with the settled result. Partial results are emitted as
  * `tool_execution_update` by this actor until it settles or stops. The tool
  * starts on a later microtask, so every call of a parallel batch is prepared
- * before any tool runs.
+ * before any tool runs. The result carries `durationMs`: how long `execute` took,
+ * on the monotonic clock (`performance.now()`), rounded to whole milliseconds.
  */
 export function createExecuteToolActor(services: RunServices) {
   return fromPromise<SettledToolCall, ExecuteToolInput, AgentEvent>(async ({ input, signal, emit }) => {
@@ -98,16 +99,25 @@ export function createExecuteToolActor(services: RunServices) {
       if (!live || signal.aborted) return;
       emit({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments, partialResult });
     };
+    if (!tool) return failed(`Tool ${toolCall.name} not found`);
+    const startedAt = performance.now();
+    const elapsed = () => Math.round(performance.now() - startedAt);
     try {
-      if (!tool) throw new Error(`Tool ${toolCall.name} not found`);
       const result = await tool.execute(toolCall.id, input.args as never, callSignal(signal, services.signal), onUpdate);
-      return normalizeToolResult(toolCall.name, result);
+      const durationMs = elapsed();
+      return { ...normalizeToolResult(toolCall.name, result), durationMs };
     } catch (error) {
-      return failed(errorText(error));
+      const durationMs = elapsed();
+      return { ...failed(errorText(error)), durationMs };
     } finally {
       live = false;
     }
   });
+}
+
+/** `settled` with the executed call's `durationMs`: the hook's time is not the tool's. */
+function withDuration(settled: SettledToolCall, executed: SettledToolCall): SettledToolCall {
+  return executed.durationMs === undefined ? settled : { ...settled, durationMs: executed.durationMs };
 }
 
 /** Creates `afterToolCall`: overrides field by field (no deep merge); a throw becomes an error result. */
@@ -123,7 +133,7 @@ export function createAfterToolCallActor(services: RunServices) {
         services.signal,
       );
       const checked = checkAfterToolCallResult(returned);
-      if (!checked.ok) return failed(checked.error);
+      if (!checked.ok) return withDuration(failed(checked.error), input.executed);
       const override = checked.value;
       if (!override) return input.executed;
       const merged: AgentToolResult<unknown> = {
@@ -134,9 +144,9 @@ export function createAfterToolCallActor(services: RunServices) {
       if (terminate !== undefined) merged.terminate = terminate;
       const usage = override.usage ?? result.usage;
       if (usage !== undefined) merged.usage = usage;
-      return { result: merged, isError: override.isError ?? isError };
+      return withDuration({ result: merged, isError: override.isError ?? isError }, input.executed);
     } catch (error) {
-      return failed(errorText(error));
+      return withDuration(failed(errorText(error)), input.executed);
     }
   });
 }
