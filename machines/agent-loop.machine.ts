@@ -39,6 +39,7 @@ import {
   hookFailure,
   indexRange,
   newBatch,
+  runsSequentially,
   toolCallsOf,
   turnHookInput,
   withRunning,
@@ -158,8 +159,7 @@ export const agentLoopMachine = setup({
     })),
     startBatch: enqueueActions(({ context, enqueue }) => {
       const calls = toolCallsOf(context.assistant);
-      const sequential =
-        context.toolExecution === "sequential" || calls.some((call) => context.sequentialTools.includes(call.name));
+      const sequential = runsSequentially(context.toolExecution, calls, context.sequentialTools);
       const handshake = sequential || context.hooks.beforeToolCall;
       enqueue.assign({ batch: newBatch(calls, { sequential, handshake, callsPerGroup: context.callsPerGroup }) });
     }),
@@ -239,6 +239,9 @@ export const agentLoopMachine = setup({
         content: params.result.content ?? [],
         details: params.result.details,
         isError: params.isError,
+        ...(params.result.usage === undefined ? {} : { usage: params.result.usage }),
+        ...(params.result.addedToolNames === undefined ? {} : { addedToolNames: params.result.addedToolNames }),
+        ...(params.durationMs === undefined ? {} : { durationMs: params.durationMs }),
         timestamp: Date.now(),
       };
       const terminates = batch.terminates.slice();

@@ -135,6 +135,16 @@ export interface AgentLoopOutput {
 export const toolCallsOf = (message: AssistantMessage | undefined): ToolCall[] =>
   message ? (message.content.filter((block) => block.type === "toolCall") as ToolCall[]) : [];
 
+/**
+ * Whether a batch runs one call at a time: when the run says so
+ * (`toolExecution: "sequential"`), or when any call of the batch names a tool that
+ * declares `executionMode: "sequential"` (pi's rule; a tool's `"parallel"` cannot
+ * make a sequential run parallel). Calls of unknown tools count for nothing.
+ */
+export function runsSequentially(toolExecution: ToolExecutionMode, calls: readonly ToolCall[], sequentialTools: readonly string[]): boolean {
+  return toolExecution === "sequential" || calls.some((call) => sequentialTools.includes(call.name));
+}
+
 const uniqueActorIds = (calls: ToolCall[]): string[] => {
   const seen = new Set<string>();
   return calls.map((call, index) => {

@@ -136,6 +136,7 @@ export const toolCallMachine = setup({
         toolName: context.toolCall.name,
         result: settled.result,
         isError: settled.isError,
+        ...(settled.durationMs === undefined ? {} : { durationMs: settled.durationMs }),
       };
     }),
     reportPrepared: enqueueActions(({ context, enqueue }) => {
@@ -151,6 +152,7 @@ export const toolCallMachine = setup({
         index: context.index,
         result: settled.result,
         isError: settled.isError,
+        ...(settled.durationMs === undefined ? {} : { durationMs: settled.durationMs }),
       };
     }),
   },
