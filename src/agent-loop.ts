@@ -139,7 +139,11 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
         followUp: typeof config.getFollowUpMessages === "function",
         shouldStopAfterTurn: typeof config.shouldStopAfterTurn === "function",
         prepareNextTurn: typeof config.prepareNextTurn === "function",
+        needsApproval: (context.tools ?? []).some((tool) => typeof tool?.needsApproval === "function"),
       },
+      ...(config.approvedTools !== undefined ? { approvedTools: [...config.approvedTools] } : {}),
+      // Every call is registered under `toolCall:<id>`, where approval decisions find it.
+      registersCalls: true,
     },
     ...(options.snapshot ? { snapshot: options.snapshot as never } : {}),
     ...(inspect ? { inspect } : {}),
