@@ -6,6 +6,7 @@
 import { DBOS, type WorkflowHandle } from "@dbos-inc/dbos-sdk";
 import { agentLoop } from "../agent-loop.js";
 import type { AgentLoopConfig, AgentMessage, AgentTool, StreamFn } from "../types.js";
+import { DEFAULT_LOOP_WORKFLOW_NAME } from "./constants.js";
 import { durableStreamFn } from "./durable-stream.js";
 import { durableTools, type SafeRetry } from "./durable-tools.js";
 import { createEventChannel } from "./event-channel.js";
@@ -50,8 +51,6 @@ export interface DbosLoopOptions {
   safeRetry?: SafeRetry;
 }
 
-/** The workflow name used when none is given. */
-export const DEFAULT_LOOP_WORKFLOW_NAME = "loopchart.run";
 
 /** How a run is started: `DBOS.startWorkflow`'s params (workflow id, queue). */
 export type DbosStartParams = NonNullable<Parameters<typeof DBOS.startWorkflow>[1]>;
