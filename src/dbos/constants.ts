@@ -15,3 +15,7 @@ export const QUEUE_POLLING_INTERVAL_MS = 100;
 export const DEFAULT_LOOP_WORKFLOW_NAME = "loopchart.run";
 /** The DBOS stream key the events of a run are written under. */
 export const EVENTS_STREAM_KEY = "loopchart.events";
+/** Prefix of the DBOS message topic a call awaiting approval waits on; the tool call id follows. */
+export const APPROVAL_TOPIC_PREFIX = "loopchart.approval.";
+/** How long a call waits for its approval before it is rejected (DBOS `recv` timeout): 30 days. */
+export const APPROVAL_WAIT_SECONDS = 30 * 24 * 60 * 60;

@@ -26,8 +26,8 @@ export interface EventChannel {
   push(event: AgentEvent): void;
   /** Runs `body` as a DBOS step that first writes the pending events. */
   step<T>(name: string, body: () => Promise<T>, config?: { retriesAllowed?: boolean; maxAttempts?: number; intervalSeconds?: number }): Promise<{ value: T; executed: boolean }>;
-  /** A last step that writes what is left and closes the stream. */
-  close(): Promise<void>;
+  /** A last step that writes what is left, runs `last` (if given) and closes the stream. */
+  close(last?: () => Promise<void>): Promise<void>;
 }
 
 /** Creates the channel; `enabled: false` buffers nothing (no stream is written). */
@@ -73,10 +73,11 @@ export function createEventChannel(enabled: boolean): EventChannel {
       }
       return { value, executed };
     },
-    async close() {
+    async close(last) {
       await DBOS.runStep(
         async () => {
           if (enabled) await write(take(Number.POSITIVE_INFINITY));
+          await last?.();
           await DBOS.closeStream(EVENTS_STREAM_KEY);
         },
         { name: "loopchart.events.close" },
