@@ -115,6 +115,7 @@ export const agentLoopMachine = setup({
     hasPendingMessages: ({ context }) => context.pending.length > 0,
     hasToolCalls: ({ context }) => toolCallsOf(context.assistant).length > 0,
     isAborted: ({ context }) => context.aborted,
+    wasAbandoned: ({ context }) => context.abandoned === true,
     reachedMaxTurns: ({ context }) => context.maxTurns !== undefined && context.turn >= context.maxTurns,
     pollsSteering: ({ context }) => context.hooks.steering,
     pollsFollowUp: ({ context }) => context.hooks.followUp,
@@ -294,6 +295,7 @@ export const agentLoopMachine = setup({
       };
     }),
     markAborted: assign({ aborted: true }),
+    markAbandoned: assign({ abandoned: true }),
     /** After the grace period, `run.abandon` stops the waiting on whatever ignored the abort. */
     scheduleAbandon: raise({ type: "run.abandon" }, { id: "abandon", delay: "abortGrace" }),
     /** Says what the run stops waiting on (a hook, the stream, or the batch's unsettled calls). */
@@ -499,7 +501,8 @@ export const agentLoopMachine = setup({
       entry: "spawnCalls",
       exit: "stopCalls",
       on: {
-        "run.abandon": { actions: [{ type: "warnAbandoned", params: {} }, "cancelRunningCalls"] },
+        // The abandon fires once: after it, the run calls no further hook (one could hang it for good).
+        "run.abandon": { actions: [{ type: "warnAbandoned", params: {} }, "cancelRunningCalls", "markAbandoned"] },
       },
       states: {
         // Every call was spawned on entering the batch.
@@ -574,6 +577,7 @@ export const agentLoopMachine = setup({
     endingTurn: {
       entry: "emitTurnEnd",
       always: [
+        { guard: "wasAbandoned", target: "done", actions: { type: "exitWith", params: { reason: "aborted" } } },
         { guard: "asksShouldStop", target: "checkingStop" },
         { guard: "pollsSteering", target: "pollingSteering" },
         { target: "decidingNextTurn" },

@@ -137,6 +137,11 @@ export interface AgentLoopContext {
   /** The last batch asked to terminate (every result set `terminate`). */
   terminated: boolean;
   aborted: boolean;
+  /**
+   * The grace period after the abort ran out while a batch still waited on a call:
+   * the run waits on no user function any more and ends after the turn's `turn_end`.
+   */
+  abandoned?: boolean;
   exitReason?: ExitReason;
   errorMessage?: string;
 }
