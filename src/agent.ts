@@ -101,6 +101,8 @@ export class Agent {
   toolExecution: ToolExecutionMode;
   /** loopchart: ends a run instead of starting turn `maxTurns + 1`. */
   maxTurns?: number;
+  /** loopchart: the XState inspector of the next run (readable snapshots; see `AgentOptions.inspect`). */
+  inspect?: AgentOptions["inspect"];
   /** loopchart: where the session is saved as it runs; undefined for an in-memory agent. */
   readonly sessionStore?: SessionStore;
   /** loopchart: the caller's data kept on the session record. */
@@ -140,6 +142,7 @@ export class Agent {
     this.maxRetryDelayMs = options.maxRetryDelayMs;
     this.toolExecution = options.toolExecution ?? "parallel";
     this.maxTurns = options.maxTurns;
+    this.inspect = options.inspect;
   }
 
   /**

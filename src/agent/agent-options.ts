@@ -78,6 +78,12 @@ export interface AgentOptions {
   /** loopchart: a run ends (exit reason `maxTurns`) instead of starting turn `maxTurns + 1`. */
   maxTurns?: number;
   /**
+   * loopchart: an XState inspector for every run of the agent, seeing every actor of each run
+   * with readable snapshots (see `AgentLoopConfig.inspect`), e.g.
+   * `createWebSocketInspector({ url: "ws://127.0.0.1:4242" }).inspect` for `loopchart inspect`.
+   */
+  inspect?: AgentLoopConfig["inspect"];
+  /**
    * loopchart: makes the agent's session durable. Every run is saved to the store
    * under `sessionId` (required then) as it goes — the loop's snapshot, the message
    * log, each call's start before its tool runs — so `Agent.resume(store, sessionId)`

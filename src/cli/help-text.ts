@@ -4,7 +4,7 @@ import { DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, DEFAULT_TOOL_NAMES, TOOL
 export const MAIN_HELP = `loopchart — the agent tool-call loop as an XState statechart
 
 Usage:
-  loopchart run [options] "<prompt>"   run one prompt with tools in a directory
+  loopchart run [options] "<prompt>"   run one prompt with tools in a directory (--remote: on a DBOS worker)
                                        (--session <id>: store it as a durable session)
   loopchart resume <id>                continue a session whose process died mid-run
   loopchart sessions                   list the stored sessions (id, state, turns, last activity)
@@ -72,6 +72,12 @@ Options:
                                prompt after its transcript.  e.g. --session fix-tests
       --store <dir | sqlite:<file>>  Where sessions live (with --session). Default: .loopchart/sessions/
                                in the current directory.  e.g. --store sqlite:.loopchart/sessions.db
+      --remote                 Queue the run on DBOS (needs --database-url <postgres-url> or
+                               DBOS_SYSTEM_DATABASE_URL) and show it as a worker runs it; the
+                               worker's --setup module picks model, tools and limits. Also takes
+                               --queue <name>, --id <run-id>, --meta key=value, --system, --json.
+                               Ctrl-C stops following, not the run. (docs/DBOS.md)
+                               e.g. --remote --database-url postgres://127.0.0.1:5432/loopchart
   -h, --help                   Show this help.
 
 Environment: OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENAI_BASE_URL (openai, openai-compatible),
