@@ -290,12 +290,22 @@ export async function runAgentLoopContinue(
   return runIntoSink({ context, config, ...(signal ? { signal } : {}), streamFn }, emit);
 }
 
-/** Runs to the end, delivering events to an ordered sink; resolves once the sink settled. */
-async function runIntoSink(options: Omit<CreateAgentLoopActorOptions, "onEvent">, emit: AgentEventSink): Promise<AgentMessage[]> {
+/**
+ * Runs to the end, delivering events to an ordered sink; resolves once the sink
+ * settled. `onActor` receives the loop actor before it starts (the `Agent` keeps
+ * it to send approval decisions).
+ */
+export async function runIntoSink(
+  options: Omit<CreateAgentLoopActorOptions, "onEvent">,
+  emit: AgentEventSink,
+  onActor?: (actor: AgentLoopActor) => void,
+): Promise<AgentMessage[]> {
   const telemetry = telemetryFor(options.config);
   const sink = orderedSink(telemetry ? (event) => (telemetry(event), emit(event)) : emit);
   const inspect = options.inspect ?? options.config.inspect;
-  const output = await runActor(createAgentLoopActor({ ...options, ...(inspect ? { inspect } : {}), onEvent: sink.deliver }), sink.deliver);
+  const actor = createAgentLoopActor({ ...options, ...(inspect ? { inspect } : {}), onEvent: sink.deliver });
+  onActor?.(actor);
+  const output = await runActor(actor, sink.deliver);
   await sink.drained();
   return output.messages;
 }
