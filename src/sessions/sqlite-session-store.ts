@@ -5,7 +5,6 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import type BetterSqlite3 from "better-sqlite3";
 import { SessionFileError } from "../errors/session-file-error.js";
 import { SessionVersionError } from "../errors/session-version-error.js";
 import type { AgentMessage } from "../types.js";
@@ -21,7 +20,23 @@ import {
   type StoredSession,
 } from "./session-store.js";
 
-type Database = BetterSqlite3.Database;
+/**
+ * The part of a `better-sqlite3` database this store uses. Declared here so the
+ * shipped types do not name the optional peer: a project without it still typechecks.
+ */
+export interface SqliteDatabase {
+  readonly open: boolean;
+  prepare(sql: string): { run(...params: unknown[]): unknown; get(...params: unknown[]): unknown; all(...params: unknown[]): unknown[] };
+  exec(sql: string): unknown;
+  pragma(source: string): unknown;
+  transaction<T extends (...args: never[]) => unknown>(fn: T): T;
+  close(): unknown;
+}
+
+/** The `better-sqlite3` constructor. */
+type SqliteDriver = new (path: string) => SqliteDatabase;
+
+type Database = SqliteDatabase;
 
 const SCHEMA = `
 CREATE TABLE loopchart_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -31,9 +46,9 @@ CREATE TABLE loopchart_calls (seq INTEGER PRIMARY KEY AUTOINCREMENT, session TEX
 `;
 
 /** Loads `better-sqlite3`, or throws an error that says how to install it. */
-async function loadDriver(): Promise<typeof BetterSqlite3> {
+async function loadDriver(): Promise<SqliteDriver> {
   try {
-    const module = (await import("better-sqlite3")) as { default: typeof BetterSqlite3 };
+    const module = (await import("better-sqlite3")) as { default: SqliteDriver };
     return module.default;
   } catch (error) {
     throw new Error(`The SQLite session store needs the optional dependency better-sqlite3 12.x: npm install better-sqlite3@12 (${(error as Error).message})`);
