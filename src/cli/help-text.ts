@@ -10,7 +10,7 @@ Usage:
   loopchart sessions                   list the stored sessions (id, state, turns, last activity)
   loopchart demo [options]             offline demo: the scripted model in a fresh temp workspace
   loopchart replay <trace.jsonl>       re-render a recorded trace in the terminal
-  loopchart view <trace.jsonl>         serve a recorded trace in the offline viewer (--port N, --host H)
+  loopchart view <trace.jsonl>         serve a recorded trace in the offline viewer and open it (--port N, --host H, --no-open)
   loopchart inspect                    serve the viewer and accept live runs over WebSocket (--port N, --host H)
   loopchart worker --database-url <url> --setup <module>  serve a DBOS queue of runs (docs/DBOS.md)
   loopchart enqueue --database-url <url> "<prompt>"        queue a run on DBOS, print its id (--follow)
