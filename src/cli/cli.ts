@@ -21,6 +21,14 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   enqueue: async () => (await import("./dbos-commands.js")).enqueueCommand,
   sessions: async () => (await import("./dbos-commands.js")).sessionsCommand,
   recover: async () => (await import("./dbos-commands.js")).recoverCommand,
+  approve: async () => {
+    const { answerCommand } = await import("./dbos-commands.js");
+    return (args, io) => answerCommand("approve", args, io);
+  },
+  reject: async () => {
+    const { answerCommand } = await import("./dbos-commands.js");
+    return (args, io) => answerCommand("reject", args, io);
+  },
 };
 
 /**
