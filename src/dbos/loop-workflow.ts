@@ -4,6 +4,7 @@
  * workflow and finished steps return their checkpointed results.
  */
 import { DBOS, type WorkflowHandle } from "@dbos-inc/dbos-sdk";
+import type { ApprovalDecisionEvent } from "../../machines/events.js";
 import { createAgentLoopActor } from "../agent-loop.js";
 import type { AgentEvent, AgentLoopConfig, AgentMessage, AgentTool, StreamFn } from "../types.js";
 import { approvalTopic, type DbosApprovalAnswer, type DbosApprovalWake } from "./approval.js";
@@ -68,19 +69,19 @@ export interface DbosLoop {
 
 /** Feeds the sequencer the chart's decisions about each call, in event order. */
 function observe(sequencer: CallSequencer, event: AgentEvent): void {
-  const kind = (event as { type: string }).type;
   if (event.type === "message_end" && (event.message as { role?: string }).role === "assistant") {
     const content = (event.message as { content?: Array<{ type: string; id?: string }> }).content ?? [];
     sequencer.beginBatch(content.filter((block) => block.type === "toolCall").map((block) => block.id as string));
   } else if (event.type === "tool_execution_start") sequencer.started(event.toolCallId);
   else if (event.type === "tool_execution_end") sequencer.settled(event.toolCallId);
-  else if (kind === "approval_requested") sequencer.approvalRequested((event as unknown as { toolCallId: string }).toolCallId);
+  else if (event.type === "approval_requested") sequencer.approvalRequested(event.toolCallId);
 }
 
-// The loop's approval events (tool.approve / tool.reject), as the approval engine defines them.
-type ApprovalDecision = { type: "tool.approve"; toolCallId: string; always?: boolean } | { type: "tool.reject"; toolCallId: string; reason?: string };
-const approveEvent = (toolCallId: string, always: boolean | undefined): never => ({ type: "tool.approve", toolCallId, ...(always ? { always } : {}) }) satisfies ApprovalDecision as never;
-const rejectEvent = (toolCallId: string, reason: string | undefined): never => ({ type: "tool.reject", toolCallId, ...(reason === undefined ? {} : { reason }) }) satisfies ApprovalDecision as never;
+/** The loop event that carries `answer` to the call `toolCallId`. */
+function decisionEvent(toolCallId: string, answer: DbosApprovalAnswer): ApprovalDecisionEvent {
+  if (answer.decision === "approve") return { type: "tool.approve", toolCallId, ...(answer.always === true ? { always: true } : {}) };
+  return { type: "tool.reject", toolCallId, ...(answer.reason === undefined ? {} : { reason: answer.reason }) };
+}
 
 function promptMessages(prompt: DbosRunInput["prompt"]): AgentMessage[] {
   if (typeof prompt !== "string") return prompt;
@@ -123,7 +124,7 @@ export function registerLoopWorkflow(options: DbosLoopOptions): DbosLoop {
       observe(sequencer, event);
     };
     const actor = createAgentLoopActor({ prompts: promptMessages(input.prompt), context, config: setup.config, ...(streamFn ? { streamFn } : {}), onEvent });
-    deliver = (toolCallId, answer) => actor.send(answer.decision === "approve" ? approveEvent(toolCallId, answer.always) : rejectEvent(toolCallId, answer.reason));
+    deliver = (toolCallId, answer) => actor.send(decisionEvent(toolCallId, answer));
     const output = await new Promise<{ messages: AgentMessage[] }>((resolve, reject) => {
       actor.subscribe({ complete: () => resolve(actor.getSnapshot().output as { messages: AgentMessage[] }), error: reject });
       actor.start();
