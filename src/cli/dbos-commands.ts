@@ -216,7 +216,7 @@ export async function recoverCommand(args: readonly string[], io: CliIo): Promis
  * `loopchart reject --database-url URL <run-id> <tool-call-id> [--reason TEXT]`: answers a
  * call of a DBOS run that waits for approval, from any process, also while no worker runs
  * it (the answer waits in Postgres). Exit 1 when the run does not exist, has ended, or that
- * call does not wait for an answer; a second answer to the same call is dropped.
+ * call does not wait for an answer (pendingApprovals); a second answer to the same call is dropped.
  */
 export async function answerCommand(decision: "approve" | "reject", args: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions(
@@ -229,8 +229,7 @@ export async function answerCommand(decision: "approve" | "reject", args: readon
   if (decision === "approve" && values.reason !== undefined) throw new UsageError("--reason goes with loopchart reject.");
   if (decision === "reject" && values.always !== undefined) throw new UsageError("--always goes with loopchart approve.");
   const [runId, toolCallId] = positionals as [string, string];
-  const { answerApproval } = await import("../dbos/approval.js");
-  const { pendingApprovals } = await import("../dbos/follow-run.js");
+  const { answerApproval, pendingApprovals } = await import("../dbos/approval.js");
   return withClient(url, async (client) => {
     const status = await client.retrieveWorkflow(runId).getStatus();
     if (status === null) {

@@ -19,5 +19,3 @@ export const EVENTS_STREAM_KEY = "loopchart.events";
 export const APPROVAL_TOPIC_PREFIX = "loopchart.approval.";
 /** How long a call waits for its approval before it is rejected (DBOS `recv` timeout): 30 days. */
 export const APPROVAL_WAIT_SECONDS = 30 * 24 * 60 * 60;
-/** `pendingApprovals`: a stream quiet this long (seconds) counts as read to its end. */
-export const STREAM_CATCH_UP_SECONDS = 0.5;

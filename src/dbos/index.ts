@@ -4,8 +4,18 @@
  */
 export { registerLoopWorkflow, type DbosLoop, type DbosLoopOptions, type DbosRunInput, type DbosRunOutput, type DbosRunSetup, type DbosStartParams } from "./loop-workflow.js";
 export { EVENTS_STREAM_KEY, type DbosStreamedEvent } from "./event-channel.js";
-export { followRunEvents, pendingApprovals, type DbosPendingApproval, type DbosStreamReader } from "./follow-run.js";
-export { answerApproval, approvalTopic, type DbosApprovalAnswer, type DbosApprovalWake, type DbosMessageSender } from "./approval.js";
+export { followRunEvents, type DbosStreamReader } from "./follow-run.js";
+export {
+  APPROVAL_REQUESTED_STEP,
+  answerApproval,
+  approvalTopic,
+  pendingApprovals,
+  type DbosApprovalAnswer,
+  type DbosApprovalWake,
+  type DbosMessageSender,
+  type DbosPendingApproval,
+  type DbosStepLister,
+} from "./approval.js";
 export { INTERRUPTED_BY_RESTART_MESSAGE, replayOf, type DbosReplay } from "./replay-policy.js";
 export { InterruptedByRestartError, type SafeRetry } from "./durable-tools.js";
 export {
@@ -16,6 +26,5 @@ export {
   DEFAULT_LOOP_WORKFLOW_NAME,
   DEFAULT_WORKER_CONCURRENCY,
   QUEUE_POLLING_INTERVAL_MS,
-  STREAM_CATCH_UP_SECONDS,
 } from "./constants.js";
 export { startWorker, type DbosWorker, type DbosWorkerOptions } from "./worker.js";

@@ -7,7 +7,7 @@ import { DBOS, type WorkflowHandle } from "@dbos-inc/dbos-sdk";
 import type { ApprovalDecisionEvent } from "../../machines/events.js";
 import { createAgentLoopActor } from "../agent-loop.js";
 import type { AgentEvent, AgentLoopConfig, AgentMessage, AgentTool, StreamFn } from "../types.js";
-import { approvalTopic, type DbosApprovalAnswer, type DbosApprovalWake } from "./approval.js";
+import { APPROVAL_REQUESTED_STEP, approvalTopic, type DbosApprovalAnswer, type DbosApprovalWake, type DbosPendingApproval } from "./approval.js";
 import { CallSequencer } from "./call-sequencer.js";
 import { APPROVAL_WAIT_SECONDS, DEFAULT_LOOP_WORKFLOW_NAME } from "./constants.js";
 import { durableStreamFn } from "./durable-stream.js";
@@ -98,13 +98,15 @@ export function registerLoopWorkflow(options: DbosLoopOptions): DbosLoop {
     const setup = await options.createRun(input);
     const channel = createEventChannel(options.streamEvents ?? true);
     const waits = new Map<string, Promise<void>>();
+    const toolNames = new Map<string, string>();
     const answers: Array<{ toolCallId: string; answer: DbosApprovalAnswer }> = [];
     let deliver: (toolCallId: string, answer: DbosApprovalAnswer) => void = (toolCallId, answer) => answers.push({ toolCallId, answer });
     const sequencer = new CallSequencer({
       awaitApproval(toolCallId) {
         // Both reserve their step numbers now, at the call's slot: the flush writes the
         // approval request to the event stream while the wait goes on.
-        channel.step("loopchart.approval.requested", async () => toolCallId).catch(() => {});
+        const pending: DbosPendingApproval = { toolCallId, toolName: toolNames.get(toolCallId) ?? "" };
+        channel.step(APPROVAL_REQUESTED_STEP, async () => pending).catch(() => {});
         const received = DBOS.recv<DbosApprovalAnswer | DbosApprovalWake>(approvalTopic(toolCallId), { timeoutSeconds: APPROVAL_WAIT_SECONDS });
         waits.set(
           toolCallId,
@@ -121,6 +123,7 @@ export function registerLoopWorkflow(options: DbosLoopOptions): DbosLoop {
     const context = { systemPrompt: input.systemPrompt ?? "", messages: input.messages ?? [], tools };
     const onEvent = (event: AgentEvent): void => {
       channel.push(event);
+      if (event.type === "approval_requested") toolNames.set(event.toolCallId, event.toolName);
       observe(sequencer, event);
     };
     const actor = createAgentLoopActor({ prompts: promptMessages(input.prompt), context, config: setup.config, ...(streamFn ? { streamFn } : {}), onEvent });
