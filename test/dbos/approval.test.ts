@@ -120,4 +120,17 @@ describe.skipIf(!hasPostgres())("approval of a DBOS run's call through durable m
       await client.destroy();
     }
   }, 120_000);
+
+  it("should show a remote follower which call waits and how to answer it, and finish the follow with exit 0 once another process approves", async () => {
+    const url = pg.url;
+    if (!workers.some((child) => child.exitCode === null && child.signalCode === null)) await startWorker(url, "approval-d");
+    const { child, done } = spawnCli(["run", "--remote", "--database-url", url, "--id", "ap3", "--meta", `counterDir=${dir}`, "--meta", "slowMs=1", "--meta", "approvalFor=quick_read", "ap3"]);
+    await waitForOutput(child, (out) => out.includes("quick_read (ap3-b) waits for approval:") && out.includes("approve --database-url … ap3 ap3-b"));
+    const approved = await runCli(["approve", "--database-url", url, "ap3", "ap3-b"]);
+    expect(approved.code).toBe(0);
+    const followed = await done;
+    expect(followed.code).toBe(0);
+    expect(followed.stdout).toContain("done with ap3 after 1 turn(s)");
+    expect(followed.stderr).toMatch(/✓ quick_read label="ap3\/b"/);
+  }, 120_000);
 });
