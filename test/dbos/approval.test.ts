@@ -133,4 +133,27 @@ describe.skipIf(!hasPostgres())("approval of a DBOS run's call through durable m
     expect(followed.stdout).toContain("done with ap3 after 1 turn(s)");
     expect(followed.stderr).toMatch(/✓ quick_read label="ap3\/b"/);
   }, 120_000);
+
+  it("should let an approval with --always release the other waiting call of the same tool, and still finish the run (its unanswered wait is woken)", async () => {
+    const url = pg.url;
+    if (!workers.some((child) => child.exitCode === null && child.signalCode === null)) await startWorker(url, "approval-e");
+    const client = await DBOSClient.create({ systemDatabaseUrl: url, applicationName: "loopchart" });
+    try {
+      const input: DbosRunInput = { prompt: [{ role: "user", content: "ap4", timestamp: 1 }], meta: { counterDir: dir, slowMs: "1", approvalFor: "slow_write" } };
+      await client.enqueue({ queueName: "loopchart", workflowName: DEFAULT_LOOP_WORKFLOW_NAME, workflowID: "ap4" }, input);
+      await until(async () => (await pendingApprovals(client, "ap4")).length === 2, "ap4-a and ap4-c to ask for approval");
+      const approved = await runCli(["approve", "--database-url", url, "--always", "ap4", "ap4-a"]);
+      expect(approved.code).toBe(0);
+      const output = (await client.retrieveWorkflow<DbosRunOutput>("ap4").getResult()) as DbosRunOutput;
+      const results = output.messages.filter((m): m is ToolResultMessage => m.role === "toolResult");
+      expect(results.map((r) => [r.toolCallId, r.isError])).toEqual([
+        ["ap4-a", false],
+        ["ap4-b", false],
+        ["ap4-c", false],
+      ]);
+      expect(lines(join(dir, "slow_write.count")).filter((l) => l.startsWith("ap4-")).sort()).toEqual(["ap4-a", "ap4-c"]);
+    } finally {
+      await client.destroy();
+    }
+  }, 120_000);
 });
