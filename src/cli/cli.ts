@@ -22,6 +22,14 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   resume: async () => (await import("./session-commands.js")).resumeCommand,
   sessions: async () => (await import("./session-commands.js")).sessionsCommand,
   recover: async () => (await import("./dbos-commands.js")).recoverCommand,
+  approve: async () => {
+    const { answerCommand } = await import("./dbos-commands.js");
+    return (args, io) => answerCommand("approve", args, io);
+  },
+  reject: async () => {
+    const { answerCommand } = await import("./dbos-commands.js");
+    return (args, io) => answerCommand("reject", args, io);
+  },
 };
 
 /**

@@ -16,6 +16,8 @@ Usage:
   loopchart enqueue --database-url <url> "<prompt>"        queue a run on DBOS, print its id (--follow)
   loopchart sessions --database-url <url>                 list DBOS runs and their states instead
   loopchart recover --database-url <url> --executor <id>  hand a dead worker's runs to live workers
+  loopchart approve|reject --database-url <url> <run-id> <tool-call-id>  answer a DBOS run's call that waits
+                                                          for approval (--always / --reason <text>)
   loopchart --help | <command> --help
 
 Examples:
