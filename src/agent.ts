@@ -96,6 +96,8 @@ export class Agent {
   toolExecution: ToolExecutionMode;
   /** loopchart: ends a run instead of starting turn `maxTurns + 1`. */
   maxTurns?: number;
+  /** loopchart: the XState inspector of the next run (readable snapshots; see `AgentOptions.inspect`). */
+  inspect?: AgentOptions["inspect"];
 
   /** Throws `LoopInputError` when `steeringMode`/`followUpMode` is not `"all"` or `"one-at-a-time"`. */
   constructor(options: AgentOptions = {}) {
@@ -119,6 +121,7 @@ export class Agent {
     this.maxRetryDelayMs = options.maxRetryDelayMs;
     this.toolExecution = options.toolExecution ?? "parallel";
     this.maxTurns = options.maxTurns;
+    this.inspect = options.inspect;
   }
 
   /** pi 1.x's name for {@link streamFn}. */

@@ -76,4 +76,10 @@ export interface AgentOptions {
   toolExecution?: ToolExecutionMode;
   /** loopchart: a run ends (exit reason `maxTurns`) instead of starting turn `maxTurns + 1`. */
   maxTurns?: number;
+  /**
+   * loopchart: an XState inspector for every run of the agent, seeing every actor of each run
+   * with readable snapshots (see `AgentLoopConfig.inspect`), e.g.
+   * `createWebSocketInspector({ url: "ws://127.0.0.1:4242" }).inspect` for `loopchart inspect`.
+   */
+  inspect?: AgentLoopConfig["inspect"];
 }
