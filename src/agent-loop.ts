@@ -299,8 +299,13 @@ export async function runAgentLoopContinue(
   return runIntoSink({ context, config, ...(signal ? { signal } : {}), streamFn }, emit);
 }
 
-/** Runs to the end, delivering events to an ordered sink; resolves once the sink settled. */
-async function runIntoSink(options: Omit<CreateAgentLoopActorOptions, "onEvent">, emit: AgentEventSink): Promise<AgentMessage[]> {
+/**
+ * Runs one loop actor (a fresh run, or one restored from `options.snapshot`) to the
+ * end, delivering events to an ordered sink; resolves with the new messages once the
+ * sink settled. The actor is created and started synchronously, before the first
+ * `await`. Internal to loopchart's `Agent` and durable sessions.
+ */
+export async function runIntoSink(options: Omit<CreateAgentLoopActorOptions, "onEvent">, emit: AgentEventSink): Promise<AgentMessage[]> {
   const telemetry = telemetryFor(options.config);
   const sink = orderedSink(telemetry ? (event) => (telemetry(event), emit(event)) : emit);
   const inspect = options.inspect ?? options.config.inspect;

@@ -22,10 +22,15 @@ export { LoopInputError } from "./errors/loop-input-error.js";
 export {
   AgentBusyError,
   InvalidToolDefinitionError,
+  SessionFileError,
+  SessionNotFoundError,
+  SessionVersionError,
   StreamAlreadyIteratedError,
   ToolArgumentsError,
   type ToolArgumentIssue,
 } from "./errors/index.js";
+export * from "./sessions/index.js";
+export { INTERRUPTED_BY_RESTART_MESSAGE } from "./dbos/replay-policy.js";
 export { assertToolParameters, TOOL_NAME_PATTERN, toJsonSchema, validateToolArguments } from "./validation.js";
 export { defineTool } from "./define-tool.js";
 export { BLOCKED_MESSAGE } from "./actors/tool-call-actors.js";

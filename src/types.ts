@@ -143,6 +143,13 @@ export interface AgentTool<TParameters extends ToolParameters = ToolParameters, 
    * a tool approved with `always` is not asked again in that run (or agent session).
    */
   needsApproval?: boolean | ((args: InferToolArgs<TParameters>, context: AgentContext) => boolean | Promise<boolean>);
+  /**
+   * pi-agent-core 1.x: what a durable session (or DBOS workflow) does with this
+   * tool's call when the process died while it ran. `"never"` (the default): the
+   * call is not run again and gets an error result saying it was interrupted by a
+   * restart; `"safe"`: it runs again. Calls that settled never run again either way.
+   */
+  replay?: "never" | "safe";
 }
 
 /** Context snapshot passed into the loop. The loop never mutates the caller's `messages` array. */
