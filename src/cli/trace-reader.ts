@@ -31,15 +31,18 @@ export interface Trace {
  */
 export function parseTrace(text: string, file?: string): Trace {
   const lines = text.split("\n");
-  // The element after the last newline is "" for a complete file, or a cut-off line.
-  lines.pop();
+  // The element after the last newline is "" for a complete file, or a cut-off line —
+  // unless it is the only line: a file without a newline is read as that one line (not "empty").
+  if (lines.length > 1 || lines[0]?.trim() === "") lines.pop();
   const fail = (message: string, line: number): never => {
     throw new TraceFormatError(message, line, file);
   };
-  if (lines.length === 0) fail("the file is empty; expected a trace_header line", 1);
+  if (lines.length === 0 || (lines.length === 1 && lines[0]?.trim() === "")) fail("the file is empty; expected a trace_header line", 1);
 
-  const first = parseLine(lines[0], 1, file);
-  if (!isRecord(first) || first.type !== "trace_header") fail('expected the first line to be {"type":"trace_header",…}', 1);
+  const first = parseHeaderLine(lines[0] as string, file);
+  if (!isRecord(first) || first.type !== "trace_header") {
+    fail(`expected the first line to be {"type":"trace_header",…}, got ${describeFirstLine(first)}`, 1);
+  }
   const version = (first as Record<string, unknown>).version;
   if (!(READABLE_TRACE_VERSIONS as readonly unknown[]).includes(version)) {
     fail(`unsupported trace version ${String(version)}; this loopchart reads versions ${READABLE_TRACE_VERSIONS.join(" and ")} (writes ${TRACE_FORMAT_VERSION})`, 1);
@@ -89,6 +92,22 @@ function parseLine(line: string, lineNumber: number, file: string | undefined): 
   } catch (error) {
     throw new TraceFormatError(`not valid JSON (${(error as Error).message})`, lineNumber, file);
   }
+}
+
+/** The first line, parsed; a line that is not JSON means the file is not a trace at all. */
+function parseHeaderLine(line: string, file: string | undefined): unknown {
+  try {
+    return JSON.parse(line) as unknown;
+  } catch (error) {
+    throw new TraceFormatError(`the first line is not JSON (${(error as Error).message}); a trace starts with a {"type":"trace_header",…} line`, 1, file);
+  }
+}
+
+/** A short description of a first line that is JSON but not a trace header. */
+function describeFirstLine(value: unknown): string {
+  if (isRecord(value)) return typeof value.type === "string" ? `an object of type ${JSON.stringify(value.type)}` : "an object without a type";
+  if (Array.isArray(value)) return "an array";
+  return value === null ? "null" : `a ${typeof value}`;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -96,6 +96,15 @@ describe("loopchart run with the scripted model", { timeout: 60_000 }, () => {
     expect(last).toMatchObject({ type: "trace_end", exitReason: "maxTurns", exitCode: 3 });
   });
 
+  it("should exit 1 saying a file that is not a trace is not one", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "loopchart-cli-replay-"));
+    await writeFile(join(dir, "notes.txt"), "remember the milk");
+    const result = await runCli(["replay", "notes.txt"], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/notes\.txt is not a loopchart trace: line 1: the first line is not JSON \(.*\); a trace starts with a \{"type":"trace_header",…\} line/);
+    expect(result.stderr).not.toContain("empty");
+  });
+
   it("should exit 1 naming the line of a malformed trace given to replay", async () => {
     const dir = await mkdtemp(join(tmpdir(), "loopchart-cli-replay-"));
     const header = JSON.stringify({ type: "trace_header", version: 1, startedAt: "", model: "m/x", cwd: "/", argv: [] });

@@ -72,6 +72,17 @@ describe("TraceWriter and parseTrace", () => {
     expect(() => parseTrace(`{"type":"trace_header","version":3,"startedAt":""}\n`)).toThrow(/unsupported trace version 3/);
   });
 
+  it("should say a file that is not a trace is not one, even without a newline (not 'the file is empty')", () => {
+    expect(() => parseTrace("hello", "notes.txt")).toThrow(/^notes\.txt:line 1: the first line is not JSON/);
+    expect(() => parseTrace("hello\n")).toThrow(/the first line is not JSON/);
+    expect(() => parseTrace('{"name":"pkg"}')).toThrow(/expected the first line to be \{"type":"trace_header",…\}, got an object without a type/);
+    expect(() => parseTrace("[1,2]\n")).toThrow(/got an array/);
+    expect(() => parseTrace("")).toThrow(/the file is empty/);
+    expect(() => parseTrace("\n")).toThrow(/the file is empty/);
+    const header = JSON.stringify({ type: "trace_header", version: 1, startedAt: "", model: "m/x", cwd: "/", argv: [] });
+    expect(parseTrace(header).events).toEqual([]);
+  });
+
   it("should accept a trace cut off mid-line and report it has no end", async () => {
     const header = JSON.stringify({ type: "trace_header", version: 1, startedAt: "", model: "m/x", cwd: "/", argv: [] });
     const trace = parseTrace(`${header}\n{"t":1,"event":{"type":"agent_start"}}\n{"t":2,"ev`);
