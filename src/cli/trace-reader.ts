@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
-import type { AgentEvent, AssistantMessage } from "../types.js";
+import type { AgentEvent } from "../types.js";
 import { TraceFormatError } from "./trace-format-error.js";
+import { createMessageUpdateRestorer } from "./message-update-lines.js";
 import {
   READABLE_TRACE_VERSIONS,
   TRACE_FORMAT_VERSION,
@@ -14,7 +15,7 @@ import { describeIssue, traceEndSchema, traceEventSchema, traceHeaderSchema, tra
 /** A parsed trace. */
 export interface Trace {
   header: TraceHeader;
-  /** Agent events in file order, with `message_update` partials restored. */
+  /** Agent events in file order, with `message_update` messages and partials restored. */
   events: TraceEventLine[];
   /** Agent and inspection lines interleaved in file order (version 1 traces hold agent events only). */
   records: (TraceEventLine | TraceInspectionLine)[];
@@ -51,6 +52,7 @@ export function parseTrace(text: string, file?: string): Trace {
   if (!header.success) fail(`bad trace_header: ${describeIssue(header.error)}`, 1);
 
   const events: TraceEventLine[] = [];
+  const restore = createMessageUpdateRestorer();
   const records: (TraceEventLine | TraceInspectionLine)[] = [];
   let end: TraceEnd | undefined;
   for (let index = 1; index < lines.length; index += 1) {
@@ -74,7 +76,7 @@ export function parseTrace(text: string, file?: string): Trace {
     }
     const parsed = traceEventSchema.safeParse(value);
     if (!parsed.success) fail(`bad agent event: ${describeIssue(parsed.error)}`, lineNumber);
-    const line = { t: (value as { t: number }).t, event: restoreEvent((value as { event: AgentEvent }).event) };
+    const line = { t: (value as { t: number }).t, event: restore((value as { event: AgentEvent }).event) };
     events.push(line);
     records.push(line);
   }
@@ -114,10 +116,4 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Puts back the `partial` the writer left out of `message_update` events. */
-function restoreEvent(event: AgentEvent): AgentEvent {
-  if (event.type !== "message_update" || "partial" in event.assistantMessageEvent) return event;
-  const partial = event.message as AssistantMessage;
-  const restored = { ...event.assistantMessageEvent, partial } as unknown as typeof event.assistantMessageEvent;
-  return { ...event, assistantMessageEvent: restored };
-}
+

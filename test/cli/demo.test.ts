@@ -50,7 +50,7 @@ describe("loopchart demo (the job of npm start)", { timeout: 60_000 }, () => {
   it("should write a trace whose every line parses, header first and end line last", async () => {
     expect(existsSync(tracePath)).toBe(true);
     const lines = (await readFile(tracePath, "utf8")).trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines[0]).toMatchObject({ type: "trace_header", version: 2, model: "scripted/demo", argv: ["demo"], tools: ["read", "bash", "edit", "write"] });
+    expect(lines[0]).toMatchObject({ type: "trace_header", version: 3, model: "scripted/demo", argv: ["demo"], tools: ["read", "bash", "edit", "write"] });
     expect(lines.at(-1)).toMatchObject({ type: "trace_end", exitReason: "completed", exitCode: 0 });
     const body = lines.slice(1, -1);
     expect(body.some((line) => "inspect" in line)).toBe(true);
