@@ -14,7 +14,7 @@ import type {
   ToolExecutionMode,
   ToolResultMessage,
 } from "../src/types.js";
-import type { LoopToCallGroupEvent, LoopToToolCallEvent, ToolCallInput, TurnHookInput } from "./events.js";
+import type { LoopToCallGroupEvent, LoopToToolCallEvent, PrepareRequestInput, ToolCallInput, TurnDecision, TurnHookInput } from "./events.js";
 import { appendMessages, type Transcript } from "./transcript.js";
 import { errorText } from "./tool-call.machine.js";
 
@@ -34,6 +34,10 @@ export interface AgentLoopHooks {
   followUp: boolean;
   shouldStopAfterTurn: boolean;
   prepareNextTurn: boolean;
+  /** pi-agent-core 1.x: before every request. */
+  prepareRequest: boolean;
+  /** pi-agent-core 1.x: after a turn's results, before `turn_end`. */
+  finishTurn: boolean;
 }
 
 /** Input of the loop machine. All plain data. */
@@ -120,6 +124,8 @@ export interface AgentLoopContext {
   toolResults: ToolResultMessage[];
   /** The last batch asked to terminate (every result set `terminate`). */
   terminated: boolean;
+  /** What `finishTurn` decided for the current turn, if anything. */
+  turnDecision?: TurnDecision;
   aborted: boolean;
   exitReason?: ExitReason;
   errorMessage?: string;
@@ -261,6 +267,14 @@ export function turnHookInput(context: AgentLoopContext): TurnHookInput {
     thinkingLevel: context.thinkingLevel,
   };
 }
+
+export function prepareRequestInput(context: AgentLoopContext): PrepareRequestInput {
+  return { systemPrompt: context.systemPrompt, messages: context.messages, model: context.model, thinkingLevel: context.thinkingLevel };
+}
+
+/** Whether the turn's response failed (stopReason `error` or `aborted`): such a turn ends the run whatever a hook says. */
+export const turnFailed = (context: AgentLoopContext): boolean =>
+  context.assistant?.stopReason === "error" || context.assistant?.stopReason === "aborted";
 
 export function hookFailure(hook: string, error: unknown): { reason: ExitReason; errorMessage: string } {
   // errorMessage doubles as failTurn's parameter.

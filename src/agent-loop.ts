@@ -130,6 +130,8 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
         followUp: typeof config.getFollowUpMessages === "function",
         shouldStopAfterTurn: typeof config.shouldStopAfterTurn === "function",
         prepareNextTurn: typeof config.prepareNextTurn === "function",
+        prepareRequest: typeof config.prepareRequest === "function",
+        finishTurn: typeof config.finishTurn === "function",
       },
     },
     ...(options.snapshot ? { snapshot: options.snapshot as never } : {}),
