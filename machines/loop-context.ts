@@ -38,6 +38,8 @@ export interface AgentLoopHooks {
   prepareRequest: boolean;
   /** pi-agent-core 1.x: after a turn's results, before `turn_end`. */
   finishTurn: boolean;
+  /** Some tool decides `needsApproval` with a function: its calls are shown the run's context, as hooks are. */
+  needsApproval: boolean;
 }
 
 /** Input of the loop machine. All plain data. */
@@ -63,6 +65,16 @@ export interface AgentLoopInput {
   callsPerGroup?: number;
   /** How long (ms) an aborted run waits for work that ignores the signal (default `ABORT_GRACE_MS`). */
   abortGraceMs?: number;
+  /** Names of tools approved for good before the run: their calls never wait for approval. */
+  approvedTools?: string[];
+  /**
+   * Register each call under its system id `toolCall:<id>`, where `tool.approve` /
+   * `tool.reject` find it whatever the batch structure. The runtime sets it
+   * (`createAgentLoopActor`). Off by default: a pure exploration (xstate/graph, the
+   * model checker) spawns the same call on many paths within one actor system, and
+   * a system id can be registered only once.
+   */
+  registersCalls?: boolean;
 }
 
 /** The tool batch of the current turn. */
@@ -117,6 +129,10 @@ export interface AgentLoopContext {
   callsPerGroup: number;
   /** The abort grace period (ms): after it, what still ignores the abort is abandoned. */
   abortGraceMs: number;
+  /** Tools approved for good (the input's, and every `tool.approve` with `always`): their calls do not wait. */
+  approvedTools: string[];
+  /** See {@link AgentLoopInput.registersCalls}. */
+  registersCalls: boolean;
   /** Turns started so far. */
   turn: number;
   assistant?: AssistantMessage;
@@ -127,6 +143,12 @@ export interface AgentLoopContext {
   /** What `finishTurn` decided for the current turn, if anything. */
   turnDecision?: TurnDecision;
   aborted: boolean;
+  /**
+   * The grace period after the abort ran out while a batch (or the model request)
+   * still waited: the run waits on no user function any more (not even `finishTurn`)
+   * and ends after the turn's `turn_end`.
+   */
+  abandoned?: boolean;
   exitReason?: ExitReason;
   errorMessage?: string;
 }
@@ -220,7 +242,7 @@ export function callInputs(context: AgentLoopContext): ToolCallInput[] {
   const batch = context.batch as ToolBatch;
   const hooks = { beforeToolCall: context.hooks.beforeToolCall, afterToolCall: context.hooks.afterToolCall };
   const hookScope =
-    hooks.beforeToolCall || hooks.afterToolCall
+    hooks.beforeToolCall || hooks.afterToolCall || context.hooks.needsApproval
       ? { assistantMessage: context.assistant as AssistantMessage, systemPrompt: context.systemPrompt, messages: context.messages }
       : undefined;
   return batch.calls.map(
@@ -231,6 +253,7 @@ export function callInputs(context: AgentLoopContext): ToolCallInput[] {
       reportsPreparation: batch.handshake,
       ...(hookScope ? { hookScope } : {}),
       ...(batch.refusal !== undefined ? { refusal: batch.refusal } : {}),
+      ...(context.approvedTools.includes(toolCall.name) ? { preapproved: true } : {}),
     }),
   );
 }
@@ -302,4 +325,9 @@ export function abandonWarning(context: AgentLoopContext, waitingOn?: string): E
     reason: "abandoned",
     message: `${what} did not honour the abort within ${context.abortGraceMs} ms; the run stopped waiting, and a late settle will be ignored`,
   };
+}
+
+/** The `warning` the loop emits for a decision it cannot apply (unknown call, or a call not awaiting approval). */
+export function approvalWarning(toolCallId: string, problem: string): Extract<AgentEvent, { type: "warning" }> {
+  return { type: "warning", reason: "approval", toolCallId, message: `tool call ${JSON.stringify(toolCallId)} ${problem}; the decision was ignored` };
 }

@@ -122,7 +122,7 @@ export function checkAfterToolCallResult(value: unknown): Checked<AfterToolCallR
  */
 export function checkBeforeToolCallResult(value: unknown): Checked<BeforeToolCallResult | undefined> {
   if (value === undefined || value === null) return passed(undefined);
-  const expected = "expected undefined or { block?: boolean, reason?: string, terminate?: boolean }";
+  const expected = 'expected undefined or { block?: boolean, reason?: string, terminate?: boolean, approval?: "ask" }';
   if (typeof value !== "object" || Array.isArray(value)) {
     return failed(`beforeToolCall returned ${describeValue(value)}; ${expected}. The call was not executed`);
   }
@@ -132,6 +132,10 @@ export function checkBeforeToolCallResult(value: unknown): Checked<BeforeToolCal
       if (field !== undefined && typeof field !== "boolean") {
         return failed(`beforeToolCall returned ${key}: ${describeValue(field)}; ${key} must be a boolean when given. The call was not executed`);
       }
+    }
+    const approval = readOwn(value, "approval");
+    if (approval !== undefined && approval !== "ask") {
+      return failed(`beforeToolCall returned approval: ${describeValue(approval)}; approval must be "ask" when given. The call was not executed`);
     }
     const reason = readOwn(value, "reason");
     if (reason === undefined || reason === null || typeof reason === "string") {

@@ -134,6 +134,22 @@ export interface AgentTool<TParameters extends ToolParameters = ToolParameters, 
    * again. Default false: the restored call gets an error result instead.
    */
   idempotent?: boolean;
+  /**
+   * loopchart: whether a human must approve a call before it runs. A function is
+   * asked with the validated arguments and the run's context as the batch
+   * started; a throw becomes the call's error result. A call that needs approval
+   * waits (state `awaitingApproval`, event `approval_requested`) until
+   * `tool.approve` / `tool.reject` (or `agent.approve` / `agent.reject`);
+   * a tool approved with `always` is not asked again in that run (or agent session).
+   */
+  needsApproval?: boolean | ((args: InferToolArgs<TParameters>, context: AgentContext) => boolean | Promise<boolean>);
+  /**
+   * pi-agent-core 1.x: what a durable session (or DBOS workflow) does with this
+   * tool's call when the process died while it ran. `"never"` (the default): the
+   * call is not run again and gets an error result saying it was interrupted by a
+   * restart; `"safe"`: it runs again. Calls that settled never run again either way.
+   */
+  replay?: "never" | "safe";
 }
 
 /** Context snapshot passed into the loop. The loop never mutates the caller's `messages` array. */
@@ -151,6 +167,11 @@ export interface BeforeToolCallResult {
   reason?: string;
   /** Marks the blocked result as terminating (see {@link AgentToolResult.terminate}). */
   terminate?: boolean;
+  /**
+   * loopchart: `"ask"` makes the call wait for a human decision, as a tool's
+   * `needsApproval` does (ignored when `block` is set, or when the tool was approved with `always`).
+   */
+  approval?: "ask";
 }
 
 /**
@@ -304,13 +325,21 @@ export interface AgentLoopConfig extends SimpleStreamOptions {
    * result and the run ends `aborted`. A late settle is ignored. Default `ABORT_GRACE_MS` (2000).
    */
   abortGraceMs?: number;
+  /**
+   * loopchart: names of tools approved for good before the run starts (an `Agent`
+   * passes the tools approved with `always` earlier in its session). Calls of
+   * these tools never wait for approval. Approvals with `always` during the run
+   * add to the loop's `approvedTools` (in its context and snapshot).
+   */
+  approvedTools?: string[];
   /** loopchart: reasoning level; `"off"` sends none. Overrides `reasoning` when set. */
   thinkingLevel?: ThinkingLevel;
   /**
    * loopchart: an XState inspector that sees every actor of the run (loop, batch, each call,
    * each invoked actor), e.g. `createWebSocketInspector({ url }).inspect` from `@statelyai/inspect`
-   * or `recordTrace({ file }).inspect`. Raw events carry live context: wrap with
-   * `sanitizeInspectionEvent` (loopchart) before sending them anywhere.
+   * or `recordTrace({ file }).inspect`. It receives readable events: snapshots, events and
+   * actions as plain data, long strings truncated, functions dropped, API keys and
+   * `Authorization` headers redacted (`rawInspectionEvent(event)` gives the live event back).
    */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 }
@@ -357,14 +386,30 @@ export type AgentEvent =
     }
   | {
       /**
+       * loopchart: a call waits for a human decision (its tool's `needsApproval`, or
+       * `beforeToolCall` returned `{ approval: "ask" }`). `args` are the validated
+       * arguments it will run with. Answer with `tool.approve` / `tool.reject`
+       * (`agent.approve` / `agent.reject`); the call then executes or gets an error result.
+       */
+      type: "approval_requested";
+      toolCallId: string;
+      toolName: string;
+      args: unknown;
+    }
+  | {
+      /**
        * loopchart: something went wrong that does not fail the run. `abandoned`: the abort
        * grace period (`abortGraceMs`) ran out while the run still waited on work that ignored
        * the signal; `message` names it (a tool call with its id, a hook, the model stream). The
        * run then ends `aborted`; whatever that work settles with later is ignored.
+       * `approval`: a `tool.approve` / `tool.reject` sent to the loop actor named a call
+       * that is unknown in the current batch or not awaiting approval (`toolCallId` says
+       * which); nothing changed.
        */
       type: "warning";
-      reason: "abandoned";
+      reason: "abandoned" | "approval";
       message: string;
+      toolCallId?: string;
     };
 
 /** Receives every event of a run, in order. A returned promise is awaited before the run's promise resolves. */

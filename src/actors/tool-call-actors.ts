@@ -54,23 +54,46 @@ async function consultBeforeHook(services: RunServices, hook: NonNullable<AgentL
     const verdict = checked.value;
     if (verdict?.block) return { settled: blockedResult(verdict) };
     if (services.signal?.aborted) return { settled: blockedResult({ block: true, reason: ABORTED_MESSAGE }) };
-    return { args };
+    return verdict?.approval === "ask" ? { args, approval: "ask" } : { args };
   } catch (error) {
     return { settled: failed(errorText(error)) };
   }
 }
 
 /**
+ * Whether the tool's `needsApproval` asks for a decision on this call: a boolean
+ * as given, a function asked with the arguments and the run's context (a throw
+ * is the call's error result; an abort meanwhile settles it aborted).
+ */
+async function consultNeedsApproval(services: RunServices, input: PrepareCallInput, args: unknown): Promise<PreparedCall> {
+  const needsApproval = services.tool(input.toolCall.name)?.needsApproval;
+  if (needsApproval === undefined || needsApproval === false) return { args };
+  if (needsApproval === true) return { args, approval: "ask" };
+  try {
+    const context = input.hookScope ? hookContext(services, input.hookScope) : { systemPrompt: "", messages: [], tools: services.tools() ?? [] };
+    const asks = (await needsApproval(args as never, context)) === true;
+    if (services.signal?.aborted) return { settled: failed(ABORTED_MESSAGE) };
+    return asks ? { args, approval: "ask" } : { args };
+  } catch (error) {
+    return { settled: failed(`needsApproval of ${input.toolCall.name} threw: ${errorText(error)}`) };
+  }
+}
+
+/**
  * Creates the `prepareCall` actor of a run: lookup, `prepareArguments` and
- * validation (synchronous, on start), then `beforeToolCall` when the call has a
- * hook scope. Resolves with the arguments or the call's error result; never rejects.
+ * validation (synchronous, on start), then `beforeToolCall` when the run has it
+ * (it may block, or ask for approval), then the tool's `needsApproval`.
+ * Resolves with the arguments (and whether the call waits for approval) or the
+ * call's error result; never rejects.
  */
 export function createPrepareCallActor(services: RunServices) {
   const hook = services.config.beforeToolCall;
   return fromPromise<PreparedCall, PrepareCallInput>(async ({ input }) => {
     const prepared = prepareArguments(services, input.toolCall);
-    if ("settled" in prepared || !hook || !input.hookScope) return prepared;
-    return consultBeforeHook(services, hook, input, prepared.args);
+    if ("settled" in prepared) return prepared;
+    const consulted = hook && input.hookScope ? await consultBeforeHook(services, hook, input, prepared.args) : prepared;
+    if ("settled" in consulted || consulted.approval === "ask") return consulted;
+    return consultNeedsApproval(services, input, consulted.args);
   });
 }
 
