@@ -139,6 +139,8 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
         followUp: typeof config.getFollowUpMessages === "function",
         shouldStopAfterTurn: typeof config.shouldStopAfterTurn === "function",
         prepareNextTurn: typeof config.prepareNextTurn === "function",
+        prepareRequest: typeof config.prepareRequest === "function",
+        finishTurn: typeof config.finishTurn === "function",
         needsApproval: (context.tools ?? []).some((tool) => typeof tool?.needsApproval === "function"),
       },
       ...(config.approvedTools !== undefined ? { approvedTools: [...config.approvedTools] } : {}),

@@ -12,12 +12,14 @@ Usage:
   loopchart reject <id> <toolCallId>   reject it (--reason "…"), and go on
   loopchart demo [options]             offline demo: the scripted model in a fresh temp workspace
   loopchart replay <trace.jsonl>       re-render a recorded trace in the terminal
-  loopchart view <trace.jsonl>         serve a recorded trace in the offline viewer (--port N, --host H)
+  loopchart view <trace.jsonl>         serve a recorded trace in the offline viewer and open it (--port N, --host H, --no-open)
   loopchart inspect                    serve the viewer and accept live runs over WebSocket (--port N, --host H)
   loopchart worker --database-url <url> --setup <module>  serve a DBOS queue of runs (docs/DBOS.md)
   loopchart enqueue --database-url <url> "<prompt>"        queue a run on DBOS, print its id (--follow)
   loopchart sessions --database-url <url>                 list DBOS runs and their states instead
   loopchart recover --database-url <url> --executor <id>  hand a dead worker's runs to live workers
+  loopchart approve|reject --database-url <url> <run-id> <tool-call-id>  answer a DBOS run's call that waits
+                                                          for approval (--always / --reason <text>)
   loopchart --help | <command> --help
 
 Examples:
@@ -183,6 +185,7 @@ Options:
       --store <dir | sqlite:<file>>  Where the session lives. Default: .loopchart/sessions/
       --trace <file>   Record this part of the run as JSONL.
       --json           Print every agent event as one JSON line on stdout instead.
+      --database-url <url>  Answer a call of a DBOS run instead: <run-id> <tool-call-id> (docs/DBOS.md).
   -h, --help           Show this help.
 
 Exit codes: as loopchart run (4: waiting for approval again).
@@ -204,6 +207,7 @@ Options:
       --store <dir | sqlite:<file>>  Where the session lives. Default: .loopchart/sessions/
       --trace <file>   Record this part of the run as JSONL.
       --json           Print every agent event as one JSON line on stdout instead.
+      --database-url <url>  Answer a call of a DBOS run instead: <run-id> <tool-call-id> (docs/DBOS.md).
   -h, --help           Show this help.
 
 Exit codes: as loopchart run (4: waiting for approval again).

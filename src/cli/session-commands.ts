@@ -168,6 +168,10 @@ export function rejectCommand(args: readonly string[], io: CliIo): Promise<numbe
 }
 
 async function decideCommand(command: "approve" | "reject", args: readonly string[], io: CliIo): Promise<number> {
+  // With --database-url the call waits in a DBOS run instead (docs/DBOS.md).
+  if (args.some((arg) => arg === "--database-url" || arg.startsWith("--database-url="))) {
+    return (await import("./dbos-commands.js")).answerCommand(command, args, io);
+  }
   const { values, positionals } = parseOptions(args, DECIDE_OPTIONS, `loopchart ${command} --help`);
   if (values.help === true) {
     io.stdout.write(command === "approve" ? APPROVE_HELP : REJECT_HELP);
