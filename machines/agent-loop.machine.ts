@@ -41,6 +41,7 @@ import {
   hookFailure,
   indexRange,
   newBatch,
+  runsSequentially,
   toolCallsOf,
   turnHookInput,
   withRunning,
@@ -116,6 +117,7 @@ export const agentLoopMachine = setup({
     hasPendingMessages: ({ context }) => context.pending.length > 0,
     hasToolCalls: ({ context }) => toolCallsOf(context.assistant).length > 0,
     isAborted: ({ context }) => context.aborted,
+    wasAbandoned: ({ context }) => context.abandoned === true,
     reachedMaxTurns: ({ context }) => context.maxTurns !== undefined && context.turn >= context.maxTurns,
     pollsSteering: ({ context }) => context.hooks.steering,
     pollsFollowUp: ({ context }) => context.hooks.followUp,
@@ -162,8 +164,7 @@ export const agentLoopMachine = setup({
     })),
     startBatch: enqueueActions(({ context, enqueue }) => {
       const calls = toolCallsOf(context.assistant);
-      const sequential =
-        context.toolExecution === "sequential" || calls.some((call) => context.sequentialTools.includes(call.name));
+      const sequential = runsSequentially(context.toolExecution, calls, context.sequentialTools);
       const handshake = sequential || context.hooks.beforeToolCall;
       enqueue.assign({ batch: newBatch(calls, { sequential, handshake, callsPerGroup: context.callsPerGroup }) });
     }),
@@ -247,6 +248,9 @@ export const agentLoopMachine = setup({
         content: params.result.content ?? [],
         details: params.result.details,
         isError: params.isError,
+        ...(params.result.usage === undefined ? {} : { usage: params.result.usage }),
+        ...(params.result.addedToolNames === undefined ? {} : { addedToolNames: params.result.addedToolNames }),
+        ...(params.durationMs === undefined ? {} : { durationMs: params.durationMs }),
         timestamp: Date.now(),
       };
       const terminates = batch.terminates.slice();
@@ -296,6 +300,7 @@ export const agentLoopMachine = setup({
       };
     }),
     markAborted: assign({ aborted: true }),
+    markAbandoned: assign({ abandoned: true }),
     /** After the grace period, `run.abandon` stops the waiting on whatever ignored the abort. */
     scheduleAbandon: raise({ type: "run.abandon" }, { id: "abandon", delay: "abortGrace" }),
     /** Says what the run stops waiting on (a hook, the stream, or the batch's unsettled calls). */
@@ -501,7 +506,8 @@ export const agentLoopMachine = setup({
       entry: "spawnCalls",
       exit: "stopCalls",
       on: {
-        "run.abandon": { actions: [{ type: "warnAbandoned", params: {} }, "cancelRunningCalls"] },
+        // The abandon fires once: after it, the run calls no further hook (one could hang it for good).
+        "run.abandon": { actions: [{ type: "warnAbandoned", params: {} }, "cancelRunningCalls", "markAbandoned"] },
       },
       states: {
         // Every call was spawned on entering the batch.
@@ -581,6 +587,7 @@ export const agentLoopMachine = setup({
     endingTurn: {
       entry: "emitTurnEnd",
       always: [
+        { guard: "wasAbandoned", target: "done", actions: { type: "exitWith", params: { reason: "aborted" } } },
         { guard: "asksShouldStop", target: "checkingStop" },
         { guard: "pollsSteering", target: "pollingSteering" },
         { target: "decidingNextTurn" },

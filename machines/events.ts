@@ -19,6 +19,8 @@ import type { Transcript } from "./transcript.js";
 export interface SettledToolCall {
   result: AgentToolResult<unknown>;
   isError: boolean;
+  /** Milliseconds the tool's `execute` took (monotonic clock, rounded); absent when the tool did not run. */
+  durationMs?: number;
 }
 
 /** Input of one spawned tool-call actor. */
@@ -60,7 +62,15 @@ export interface CallHookScope {
  */
 export type ToolCallToLoopEvent =
   | { type: "tool.prepared"; toolCallId: string; index: number }
-  | { type: "tool.settled"; toolCallId: string; toolName: string; index: number; result: AgentToolResult<unknown>; isError: boolean };
+  | {
+      type: "tool.settled";
+      toolCallId: string;
+      toolName: string;
+      index: number;
+      result: AgentToolResult<unknown>;
+      isError: boolean;
+      durationMs?: number;
+    };
 
 /**
  * What the loop tells a call: prepare and wait (`call.prepare`), then execute

@@ -137,6 +137,11 @@ export interface AgentLoopContext {
   /** The last batch asked to terminate (every result set `terminate`). */
   terminated: boolean;
   aborted: boolean;
+  /**
+   * The grace period after the abort ran out while a batch still waited on a call:
+   * the run waits on no user function any more and ends after the turn's `turn_end`.
+   */
+  abandoned?: boolean;
   exitReason?: ExitReason;
   errorMessage?: string;
 }
@@ -150,6 +155,16 @@ export interface AgentLoopOutput {
 
 export const toolCallsOf = (message: AssistantMessage | undefined): ToolCall[] =>
   message ? (message.content.filter((block) => block.type === "toolCall") as ToolCall[]) : [];
+
+/**
+ * Whether a batch runs one call at a time: when the run says so
+ * (`toolExecution: "sequential"`), or when any call of the batch names a tool that
+ * declares `executionMode: "sequential"` (pi's rule; a tool's `"parallel"` cannot
+ * make a sequential run parallel). Calls of unknown tools count for nothing.
+ */
+export function runsSequentially(toolExecution: ToolExecutionMode, calls: readonly ToolCall[], sequentialTools: readonly string[]): boolean {
+  return toolExecution === "sequential" || calls.some((call) => sequentialTools.includes(call.name));
+}
 
 const uniqueActorIds = (calls: ToolCall[]): string[] => {
   const seen = new Set<string>();

@@ -175,6 +175,7 @@ export const toolCallMachine = setup({
         toolName: context.toolCall.name,
         result: settled.result,
         isError: settled.isError,
+        ...(settled.durationMs === undefined ? {} : { durationMs: settled.durationMs }),
       };
     }),
     reportPrepared: enqueueActions(({ context, enqueue }) => {
@@ -191,6 +192,7 @@ export const toolCallMachine = setup({
         index: context.index,
         result: settled.result,
         isError: settled.isError,
+        ...(settled.durationMs === undefined ? {} : { durationMs: settled.durationMs }),
       };
     }),
   },

@@ -7,7 +7,7 @@ import { MESSAGE_SHAPE, messageProblem } from "./check-messages.js";
 import { describeValue } from "./describe-value.js";
 import { LoopInputError } from "./errors/loop-input-error.js";
 import type { AgentContext, AgentLoopConfig, AgentMessage, ToolExecutionMode } from "./types.js";
-import { assertToolParameters } from "./validation.js";
+import { assertOutputSchema, assertToolParameters } from "./validation.js";
 
 /** The values `config.toolExecution` accepts. */
 export const TOOL_EXECUTION_MODES: readonly ToolExecutionMode[] = ["parallel", "sequential"];
@@ -136,5 +136,13 @@ function assertTools(tools: unknown): void {
       throw new LoopInputError(`Tool "${name}" has needsApproval ${describeValue(needsApproval)}; it must be a boolean or a function (args, context) => boolean`);
     }
     assertToolParameters(tool as { name: string; parameters: unknown });
+    assertOutputSchema(tool as { name: string; outputSchema?: unknown });
+    const executionMode: unknown = (tool as { executionMode?: unknown }).executionMode;
+    if (executionMode !== undefined && !TOOL_EXECUTION_MODES.includes(executionMode as ToolExecutionMode)) {
+      throw new LoopInputError(
+        `Tool "${name}": executionMode must be ${TOOL_EXECUTION_MODES.map((mode) => `"${mode}"`).join(" or ")} ` +
+          `(or omitted), got ${describeValue(executionMode)}`,
+      );
+    }
   }
 }

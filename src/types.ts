@@ -51,6 +51,9 @@ export interface CustomAgentMessages {}
 /** An LLM message or one of the app's custom messages. `convertToLlm` maps them to LLM messages. */
 export type AgentMessage = Message | CustomAgentMessages[keyof CustomAgentMessages];
 
+/** A value JSON can carry: what `structuredContent` may hold (results live in snapshots). */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
 /** What a tool returns, and what a tool's partial updates carry. */
 export interface AgentToolResult<TDetails = unknown> {
   /** Text and images the model reads. */
@@ -58,12 +61,35 @@ export interface AgentToolResult<TDetails = unknown> {
   /** Structured data for logs and UIs; never sent to the model. */
   details: TDetails;
   /**
+   * pi-agent-core 1.x: machine-readable result for programmatic callers, matching the
+   * tool's `outputSchema` when it declares one (checked; a mismatch becomes an error
+   * result naming the failing paths). Never sent to the model, and not on the
+   * `toolResult` message: it is on `tool_execution_end`'s `result` and what
+   * `runToolCall` returns.
+   */
+  structuredContent?: JsonValue;
+  /**
+   * pi-agent-core 1.x: report a failure without throwing. The model reads `content` as
+   * an error result, as after a throw, while `details` and `structuredContent` are kept.
+   */
+  isError?: boolean;
+  /**
    * Asks the loop to stop after this batch. The run stops only when every result
    * of a non-empty batch sets it.
    */
   terminate?: boolean;
-  /** Tokens and cost a tool spent (e.g. a sub-agent); reported, never summed into the model's usage. */
+  /**
+   * Tokens and cost a tool spent (e.g. a sub-agent); carried to the `toolResult`
+   * message, never summed into the model's usage.
+   */
   usage?: Usage;
+  /**
+   * Names of tools this result makes available (transcript-level tool registration):
+   * carried to the `toolResult` message so the transcript records when a tool was
+   * added. The loop does not declare them by itself: put the tools in the context
+   * (e.g. with `prepareRequest` or `prepareNextTurn`).
+   */
+  addedToolNames?: string[];
 }
 
 /** Receives a tool's partial results; each call emits `tool_execution_update`. Calls after the tool settles are ignored. */
@@ -89,7 +115,19 @@ export interface AgentTool<TParameters extends ToolParameters = ToolParameters, 
     signal?: AbortSignal,
     onUpdate?: AgentToolUpdateCallback<TDetails>,
   ) => Promise<AgentToolResult<TDetails>>;
-  /** `"sequential"` makes the whole batch containing this tool run one call at a time. */
+  /**
+   * pi-agent-core 1.x: the JSON Schema (or a TypeBox or zod schema) of `structuredContent`
+   * in successful results. A tool that declares it must set `structuredContent`; a
+   * successful result whose `structuredContent` does not match becomes an error result
+   * naming the failing paths. Checked when the run starts (a malformed schema throws
+   * `InvalidToolDefinitionError`).
+   */
+  outputSchema?: object;
+  /**
+   * Per-tool execution mode. `"sequential"` makes the whole batch containing this tool
+   * run one call at a time; `"parallel"` (or none) leaves the batch to
+   * `config.toolExecution`. As in pi, a tool cannot make a sequential run parallel.
+   */
   executionMode?: ToolExecutionMode;
   /**
    * Whether a call that was mid-flight when a persisted run was restored may be run
@@ -105,6 +143,13 @@ export interface AgentTool<TParameters extends ToolParameters = ToolParameters, 
    * a tool approved with `always` is not asked again in that run (or agent session).
    */
   needsApproval?: boolean | ((args: InferToolArgs<TParameters>, context: AgentContext) => boolean | Promise<boolean>);
+  /**
+   * pi-agent-core 1.x: what a durable session (or DBOS workflow) does with this
+   * tool's call when the process died while it ran. `"never"` (the default): the
+   * call is not run again and gets an error result saying it was interrupted by a
+   * restart; `"safe"`: it runs again. Calls that settled never run again either way.
+   */
+  replay?: "never" | "safe";
 }
 
 /** Context snapshot passed into the loop. The loop never mutates the caller's `messages` array. */
@@ -136,6 +181,12 @@ export interface BeforeToolCallResult {
 export interface AfterToolCallResult {
   content?: (TextContent | ImageContent)[];
   details?: unknown;
+  /**
+   * Replaces the structured content. When `content` is given without it, the
+   * structured content is dropped (it may no longer match the content): return it
+   * along with `content` to keep it. Not checked against `outputSchema`.
+   */
+  structuredContent?: JsonValue;
   isError?: boolean;
   terminate?: boolean;
   usage?: Usage;
@@ -234,8 +285,9 @@ export interface AgentLoopConfig extends SimpleStreamOptions {
   /**
    * loopchart: an XState inspector that sees every actor of the run (loop, batch, each call,
    * each invoked actor), e.g. `createWebSocketInspector({ url }).inspect` from `@statelyai/inspect`
-   * or `recordTrace({ file }).inspect`. Raw events carry live context: wrap with
-   * `sanitizeInspectionEvent` (loopchart) before sending them anywhere.
+   * or `recordTrace({ file }).inspect`. It receives readable events: snapshots, events and
+   * actions as plain data, long strings truncated, functions dropped, API keys and
+   * `Authorization` headers redacted (`rawInspectionEvent(event)` gives the live event back).
    */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 }
@@ -273,6 +325,12 @@ export type AgentEvent =
       toolName: string;
       result: AgentToolResult<unknown>;
       isError: boolean;
+      /**
+       * Milliseconds the tool's `execute` took, measured with a monotonic clock
+       * (`performance.now()`) and rounded; absent when the tool did not run (unknown
+       * tool, invalid arguments, blocked, refused, aborted before it started).
+       */
+      durationMs?: number;
     }
   | {
       /**
