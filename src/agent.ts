@@ -200,6 +200,10 @@ export class Agent {
         messages: options.initialState?.messages ?? messages,
       },
     });
+    // Tools approved with `always` in the session stay approved.
+    for (const name of (snapshot?.context as { approvedTools?: unknown } | undefined)?.approvedTools as string[] | undefined ?? []) {
+      if (typeof name === "string") agent.approvedTools.add(name);
+    }
     if (snapshot?.status !== "active") return agent;
     await new Promise<void>((resolve, reject) => {
       agent.run({ kind: "restore", onStarted: resolve }).then(resolve, reject);

@@ -50,7 +50,7 @@ describe("createJsonRenderer", () => {
     const out = sink();
     const err = sink();
     const renderer = createJsonRenderer({ out, err, redactor: createRedactor({ secrets: ["sk-secret-0123456789"] }) });
-    renderer.render({ type: "approval_requested", toolCallId: "c7", toolName: "bash", args: { command: "curl -H sk-secret-0123456789" } });
+    renderer.render({ type: "approval_requested", toolCallId: "c7", toolName: "bash", args: { command: "curl -H sk-secret-0123456789" } }, 1);
     const lines = out.text().trimEnd().split("\n");
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0] as string)).toEqual({ type: "approval_requested", toolCallId: "c7", toolName: "bash", args: { command: "curl -H [REDACTED]" } });
