@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createHumanRenderer } from "../../src/cli/human-renderer.js";
+import { createJsonRenderer } from "../../src/cli/json-renderer.js";
+import { createRedactor } from "../../src/cli/redact.js";
 import { summarizeArgs, summarizeResult } from "../../src/cli/summarize.js";
 import { sampleRun } from "./sample-events.js";
 
@@ -40,6 +42,19 @@ describe("createHumanRenderer", () => {
     const renderer = createHumanRenderer({ out: sink(), err, live: false, color: false });
     renderer.render({ type: "approval_requested", toolCallId: "c7", toolName: "bash", args: { command: "rm -rf build" } }, 1);
     expect(err.text()).toBe("? bash rm -rf build awaits approval (call c7)\n");
+  });
+});
+
+describe("createJsonRenderer", () => {
+  it("should write approval_requested as one JSON line on out, arguments redacted", () => {
+    const out = sink();
+    const err = sink();
+    const renderer = createJsonRenderer({ out, err, redactor: createRedactor({ secrets: ["sk-secret-0123456789"] }) });
+    renderer.render({ type: "approval_requested", toolCallId: "c7", toolName: "bash", args: { command: "curl -H sk-secret-0123456789" } }, 1);
+    const lines = out.text().trimEnd().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] as string)).toEqual({ type: "approval_requested", toolCallId: "c7", toolName: "bash", args: { command: "curl -H [REDACTED]" } });
+    expect(err.text()).toBe("");
   });
 });
 
