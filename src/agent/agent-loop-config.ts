@@ -2,6 +2,7 @@
  * The loop configuration of one `Agent` run: the agent's settings as they are
  * when the run starts, and its queues behind the loop's polling hooks.
  */
+import { streamReasoning } from "../actors/request-model.js";
 import type { Agent } from "../agent.js";
 import type { AgentLoopConfig } from "../types.js";
 import type { EventDelivery } from "./event-delivery.js";
@@ -53,7 +54,8 @@ export function createAgentLoopConfig(agent: AgentRunSettings, wiring: AgentRunW
   const thinkingLevel = agent.state.thinkingLevel;
   return {
     model: agent.state.model,
-    reasoning: thinkingLevel === "off" ? undefined : thinkingLevel,
+    reasoning: streamReasoning(thinkingLevel),
+    thinkingLevel,
     sessionId: agent.sessionId,
     onPayload: agent.onPayload,
     onResponse: agent.onResponse,
