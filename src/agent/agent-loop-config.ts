@@ -22,6 +22,8 @@ export type AgentRunSettings = Pick<
   | "shouldStopAfterTurn"
   | "prepareNextTurn"
   | "prepareNextTurnWithContext"
+  | "finishTurn"
+  | "prepareRequest"
   | "sessionId"
   | "thinkingBudgets"
   | "transport"
@@ -50,7 +52,7 @@ export interface AgentRunWiring {
 export function createAgentLoopConfig(agent: AgentRunSettings, wiring: AgentRunWiring): AgentLoopConfig {
   const { queues, delivery, signal } = wiring;
   let skipSteeringPoll = wiring.skipInitialSteeringPoll;
-  const { shouldStopAfterTurn, prepareNextTurn, prepareNextTurnWithContext } = agent;
+  const { shouldStopAfterTurn, prepareNextTurn, prepareNextTurnWithContext, finishTurn, prepareRequest } = agent;
   const thinkingLevel = agent.state.thinkingLevel;
   return {
     model: agent.state.model,
@@ -83,6 +85,18 @@ export function createAgentLoopConfig(agent: AgentRunSettings, wiring: AgentRunW
             return prepareNextTurnWithContext ? prepareNextTurnWithContext(context, signal) : prepareNextTurn?.(signal);
           }
         : undefined,
+    finishTurn: finishTurn
+      ? async (turn, hookSignal) => {
+          await delivery.settled();
+          return finishTurn(turn, hookSignal ?? signal);
+        }
+      : undefined,
+    prepareRequest: prepareRequest
+      ? async (request, hookSignal) => {
+          await delivery.settled();
+          return prepareRequest(request, hookSignal ?? signal);
+        }
+      : undefined,
     getSteeringMessages: async () => {
       await delivery.settled();
       if (skipSteeringPoll) {
