@@ -37,6 +37,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     cwd: parsed.cwd,
     systemPrompt: parsed.systemPrompt ?? defaultSystemPrompt({ cwd: parsed.cwd, tools: parsed.tools }),
     maxTurns: parsed.maxTurns,
+    ...(parsed.thinkingLevel === undefined ? {} : { thinkingLevel: parsed.thinkingLevel }),
     maxRetries: parsed.maxRetries,
     tracePath: parsed.tracePath,
     ...(parsed.inspectUrl === undefined ? {} : { inspectUrl: parsed.inspectUrl }),

@@ -1,6 +1,6 @@
 import type { InspectionEvent } from "xstate";
 import { agentLoop } from "../index.js";
-import type { AgentEvent, AgentMessage, AgentTool, ExitReason, Message } from "../types.js";
+import type { AgentEvent, AgentMessage, AgentTool, ExitReason, Message, ThinkingLevel } from "../types.js";
 import type { CliIo } from "./cli-io.js";
 import type { EventRenderer } from "./event-renderer.js";
 import { EXIT_CODES, exitCodeFor } from "./exit-codes.js";
@@ -28,6 +28,8 @@ export interface SessionOptions {
   cwd: string;
   systemPrompt: string;
   maxTurns?: number;
+  /** `--thinking`: the run's reasoning level. */
+  thinkingLevel?: ThinkingLevel;
   /** Passed to the stream function as `maxRetries` when set. */
   maxRetries?: number;
   /** Absolute path of the JSONL trace to write, if any. */
@@ -101,6 +103,7 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
         model: resolved.model,
         convertToLlm,
         maxTurns: options.maxTurns,
+        ...(options.thinkingLevel === undefined ? {} : { thinkingLevel: options.thinkingLevel }),
         ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
         apiKey: resolved.apiKey,
         getApiKey: () => resolved.apiKey,
