@@ -126,6 +126,8 @@ export const agentLoopMachine = setup({
     preparesAtOnce: ({ context }) => context.batch?.handshake === false,
     hasUnstartedCalls: ({ context }) => (context.batch ? context.batch.started < context.batch.calls.length : false),
     hasWaitingCalls: ({ context }) => (context.batch?.waiting.length ?? 0) > 0,
+    /** The call that settled had reported prepared and waited (a call awaiting approval, rejected): not the one preparing. */
+    wasWaiting: ({ context }, settled: { index: number }) => context.batch?.waiting.includes(settled.index) === true,
     allExecuted: ({ context }) => context.batch?.runningCount === 0,
     allStartedSettled: ({ context }) => (context.batch ? context.batch.settledCount === context.batch.started : true),
     everyResultTerminates: ({ context }) => context.terminated,
@@ -286,7 +288,10 @@ export const agentLoopMachine = setup({
       const wasRunning = batch.running[params.index] === true;
       const running = wasRunning ? batch.running.slice() : batch.running;
       running[params.index] = false;
+      // A call that settles while waiting for the go (rejected while awaiting approval) is not released later.
+      const waiting = batch.waiting.includes(params.index) ? batch.waiting.filter((index) => index !== params.index) : batch.waiting;
       enqueue.assign(changedBatch(context, {
+        waiting,
         results,
         terminates,
         running,
@@ -608,6 +613,11 @@ export const agentLoopMachine = setup({
               },
             ],
             "tool.settled": [
+              // A waiting call was rejected (or aborted) while the next one prepares: keep preparing.
+              {
+                guard: { type: "wasWaiting", params: ({ event }) => event },
+                actions: { type: "recordSettled", params: ({ event }) => event },
+              },
               {
                 guard: "isSequentialBatch",
                 target: "appending",

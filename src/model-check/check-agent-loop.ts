@@ -56,6 +56,8 @@ export interface CheckAgentLoopOptions {
  * `shouldStopAfterTurn` and `finishTurn` (so a `continue` decision meets no
  * follow-up poll) with sequential tools, the same call groups (which then pass on
  * `tool.prepared`) and no cap. (A hook alone takes the paths that skip the others.)
+ * Three more, one turn each, let the world ask for approval (`approvals`): parallel without and with
+ * `beforeToolCall` (the handshake), and sequential in call groups.
  */
 export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAULT_MODEL_CHECK_MAX_CALLS): ModelCheckConfiguration[] {
   // Groups one call smaller than the largest batch: the largest is spawned in call groups, smaller ones by the loop.
@@ -81,6 +83,14 @@ export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAUL
     {
       name: `shouldStopAfterTurn and finishTurn, sequential, call groups of ${callsPerGroup}, no maxTurns`,
       input: { hooks: { shouldStopAfterTurn: true, finishTurn: true } as never, toolExecution: "sequential", callsPerGroup },
+    },
+    // Approval: one turn each, so the decisions multiply only the first batch.
+    { name: "approvals, parallel, maxTurns 1", input: { maxTurns: 1 }, approvals: true },
+    { name: "approvals and beforeToolCall, parallel, maxTurns 1", input: { hooks: { beforeToolCall: true } as never, maxTurns: 1 }, approvals: true },
+    {
+      name: `approvals, sequential, call groups of ${callsPerGroup}, maxTurns 1`,
+      input: { toolExecution: "sequential", callsPerGroup, maxTurns: 1 },
+      approvals: true,
     },
   ];
 }
@@ -125,7 +135,12 @@ export function checkAgentLoop(machine: AnyStateMachine, options: CheckAgentLoop
         onTransitions: (transitions, of) => transitions.forEach((transition) => taken[of].add(transition)),
       },
       input,
-      { maxCalls, ...(options.hookOutcomes ? { hookOutcomes: options.hookOutcomes } : {}), ...(options.abstractContext ? { abstractContext: options.abstractContext } : {}) },
+      {
+        maxCalls,
+        ...(options.hookOutcomes ? { hookOutcomes: options.hookOutcomes } : {}),
+        ...(options.abstractContext ? { abstractContext: options.abstractContext } : {}),
+        ...(configuration.approvals ? { approvals: true } : {}),
+      },
     );
     const result = explore<LoopWorldState, ReturnType<typeof world.events>[number]>(
       { ...world, isFrontier: (state) => state.monitor.turns > turns },

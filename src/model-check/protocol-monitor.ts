@@ -145,6 +145,11 @@ export function observeEmitted(monitor: ProtocolMonitor, event: AgentEvent): Ste
         fail("I4", `tool_execution_update for ${event.toolCallId} outside its start/end`);
       }
       break;
+    case "approval_requested":
+      if (!monitor.execStarted.includes(event.toolCallId) || monitor.execEnded.includes(event.toolCallId)) {
+        fail("I4", `approval_requested for ${event.toolCallId} outside its tool_execution_start/end`);
+      }
+      break;
     case "tool_execution_end":
       if (!monitor.execStarted.includes(event.toolCallId)) fail("I4", `tool_execution_end before tool_execution_start for ${event.toolCallId}`);
       if (monitor.execEnded.includes(event.toolCallId)) fail("I4", `tool_execution_end twice for ${event.toolCallId}`);
@@ -238,7 +243,8 @@ function checkExitReason(monitor: ProtocolMonitor, reason: ExitReason | undefine
 
 /** Checks an event the loop sends to a tool call; returns the violations. */
 export function observeSentToCall(monitor: ProtocolMonitor, callId: string, eventType: string): StepViolation[] {
-  if (eventType !== "call.execute" && eventType !== "call.start") return [];
+  // An approval lets a call run too (it executes once released).
+  if (eventType !== "call.execute" && eventType !== "call.start" && eventType !== "call.approve" && eventType !== "call.preapprove") return [];
   const found: StepViolation[] = [];
   if (monitor.aborted) found.push({ invariant: "I2", message: `${callId} starts executing after run.abort` });
   if (monitor.response?.stopReason === "length") {
