@@ -10,6 +10,7 @@ export {
   type ToolBatch,
 } from "./agent-loop.machine.js";
 export { CALL_GROUP_SIZE, callGroupMachine, type CallGroupInput } from "./call-group.machine.js";
+export { SINGLE_CALL_ID, singleCallMachine, type SingleCallContext } from "./single-call.machine.js";
 export {
   BLOCKED_MESSAGE,
   errorResult,

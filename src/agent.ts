@@ -104,6 +104,10 @@ export class Agent {
   shouldStopAfterTurn?: AgentOptions["shouldStopAfterTurn"];
   prepareNextTurn?: AgentOptions["prepareNextTurn"];
   prepareNextTurnWithContext?: AgentOptions["prepareNextTurnWithContext"];
+  /** pi 1.x: see `AgentOptions.finishTurn`. */
+  finishTurn?: AgentOptions["finishTurn"];
+  /** pi 1.x: see `AgentOptions.prepareRequest`. */
+  prepareRequest?: AgentOptions["prepareRequest"];
   /** Session identifier forwarded to providers for cache-aware backends. */
   sessionId?: string;
   /** Per-level thinking token budgets forwarded to the stream function. */
@@ -149,6 +153,8 @@ export class Agent {
     this.shouldStopAfterTurn = options.shouldStopAfterTurn;
     this.prepareNextTurn = options.prepareNextTurn;
     this.prepareNextTurnWithContext = options.prepareNextTurnWithContext;
+    this.finishTurn = options.finishTurn;
+    this.prepareRequest = options.prepareRequest;
     this.steeringQueue = new MessageQueue(checkQueueMode(options.steeringMode ?? DEFAULT_QUEUE_MODE, "steeringMode"));
     this.followUpQueue = new MessageQueue(checkQueueMode(options.followUpMode ?? DEFAULT_QUEUE_MODE, "followUpMode"));
     this.sessionId = options.sessionId;

@@ -34,6 +34,14 @@ export * from "./sessions/index.js";
 export { INTERRUPTED_BY_RESTART_MESSAGE } from "./dbos/replay-policy.js";
 export { assertToolParameters, TOOL_NAME_PATTERN, toJsonSchema, validateToolArguments } from "./validation.js";
 export { defineTool } from "./define-tool.js";
+export {
+  RUN_TOOL_CALL_APPROVAL_MESSAGE,
+  runToolCall,
+  type AgentToolCallOutcome,
+  type RunToolCallOptions,
+  type ToolCallHooks,
+  type ToolUpdateSink,
+} from "./run-tool-call.js";
 export { BLOCKED_MESSAGE, REJECTED_MESSAGE } from "./actors/tool-call-actors.js";
 export {
   ABORTED_MESSAGE,

@@ -24,6 +24,11 @@ export type Api = KnownApi | (string & {});
 /** A provider name, e.g. `"anthropic"` or `"scripted"`. */
 export type Provider = string;
 /** Reasoning effort requested from models that think. */
+/**
+ * The reasoning levels every stream function understands (pi-ai 0.73's, so its
+ * `streamSimple` stays a valid `StreamFn`). pi 1.x's `"max"` reaches stream functions
+ * as `SimpleStreamOptions.thinkingLevel`, with `reasoning: "xhigh"`.
+ */
 export type ThinkingLevel = "minimal" | "low" | "medium" | "high" | "xhigh";
 
 /** Plain text produced by the model or given by the user. */
@@ -191,7 +196,7 @@ export interface Model<TApi extends Api = Api> {
   provider: Provider;
   baseUrl: string;
   reasoning: boolean;
-  thinkingLevelMap?: Partial<Record<"off" | ThinkingLevel, string | null>>;
+  thinkingLevelMap?: Partial<Record<"off" | ThinkingLevel | "max", string | null>>;
   input: ("text" | "image")[];
   /** Dollars per million tokens. */
   cost: { input: number; output: number; cacheRead: number; cacheWrite: number };
@@ -229,6 +234,12 @@ export interface StreamOptions {
 /** Stream options plus the reasoning level. */
 export interface SimpleStreamOptions extends StreamOptions {
   reasoning?: ThinkingLevel;
+  /**
+   * loopchart: the level the run asked for, including pi 1.x's `"max"` (sent as
+   * `reasoning: "xhigh"`, the highest level pi-ai 0.73 knows). loopchart's AI SDK
+   * adapter reads it; other stream functions may ignore it.
+   */
+  thinkingLevel?: "off" | ThinkingLevel | "max";
   thinkingBudgets?: { minimal?: number; low?: number; medium?: number; high?: number };
 }
 

@@ -34,8 +34,13 @@ export type ToolExecutionMode = "sequential" | "parallel";
 /** A tool call block of an assistant message. */
 export type AgentToolCall = ToolCall;
 
-/** Reasoning level of the agent; `"off"` sends no reasoning option. */
-export type ThinkingLevel = "off" | LlmThinkingLevel;
+/**
+ * Reasoning level of the agent; `"off"` sends no reasoning option. `"max"` (pi-agent-core
+ * 1.x) exists only in some model families: stream functions get it as
+ * `thinkingLevel: "max"` with `reasoning: "xhigh"`, and loopchart's AI SDK adapter
+ * serves it as `"high"` unless the model's `thinkingLevelMap` names it.
+ */
+export type ThinkingLevel = "off" | LlmThinkingLevel | "max";
 
 /**
  * Apps add their own message kinds by declaration merging:

@@ -15,7 +15,7 @@
 import { fromCallback } from "xstate";
 import type { AgentLoopEvent, ModelStreamEvent, RequestModelInput } from "../../machines/events.js";
 import { errorText } from "../../machines/tool-call.machine.js";
-import type { AgentEvent, AssistantMessage, Context, Message, SimpleStreamOptions } from "../types.js";
+import type { AgentEvent, AssistantMessage, Context, Message, SimpleStreamOptions, ThinkingLevel as AgentThinkingLevel } from "../types.js";
 import type { RunServices } from "../run-environment.js";
 import { failedResponse } from "../messages.js";
 import { passed } from "../checked.js";
@@ -61,11 +61,18 @@ async function openStream(services: RunServices, input: RequestModelInput) {
     ...config,
     apiKey,
     signal,
-    reasoning: input.thinkingLevel === "off" ? undefined : input.thinkingLevel,
+    reasoning: streamReasoning(input.thinkingLevel),
+    thinkingLevel: input.thinkingLevel,
   };
   // An abort that came first (even before the run started) means no request at all.
   if (signal?.aborted === true) throw new Error(REQUEST_ABORTED_MESSAGE);
   return services.streamFn(input.model, context, options);
+}
+
+/** The `reasoning` option for a level: none for `"off"`, and pi-ai 0.73's highest, `"xhigh"`, for pi 1.x's `"max"`. */
+export function streamReasoning(level: AgentThinkingLevel): SimpleStreamOptions["reasoning"] {
+  if (level === "off") return undefined;
+  return level === "max" ? "xhigh" : level;
 }
 
 /** What `nextMacrotask` resolves with: the stream's `result()` had not settled by then. */

@@ -2,6 +2,7 @@
  * The loop configuration of one `Agent` run: the agent's settings as they are
  * when the run starts, and its queues behind the loop's polling hooks.
  */
+import { streamReasoning } from "../actors/request-model.js";
 import type { Agent } from "../agent.js";
 import type { AgentLoopConfig } from "../types.js";
 import type { EventDelivery } from "./event-delivery.js";
@@ -21,6 +22,8 @@ export type AgentRunSettings = Pick<
   | "shouldStopAfterTurn"
   | "prepareNextTurn"
   | "prepareNextTurnWithContext"
+  | "finishTurn"
+  | "prepareRequest"
   | "sessionId"
   | "thinkingBudgets"
   | "transport"
@@ -49,11 +52,12 @@ export interface AgentRunWiring {
 export function createAgentLoopConfig(agent: AgentRunSettings, wiring: AgentRunWiring): AgentLoopConfig {
   const { queues, delivery, signal } = wiring;
   let skipSteeringPoll = wiring.skipInitialSteeringPoll;
-  const { shouldStopAfterTurn, prepareNextTurn, prepareNextTurnWithContext } = agent;
+  const { shouldStopAfterTurn, prepareNextTurn, prepareNextTurnWithContext, finishTurn, prepareRequest } = agent;
   const thinkingLevel = agent.state.thinkingLevel;
   return {
     model: agent.state.model,
-    reasoning: thinkingLevel === "off" ? undefined : thinkingLevel,
+    reasoning: streamReasoning(thinkingLevel),
+    thinkingLevel,
     sessionId: agent.sessionId,
     onPayload: agent.onPayload,
     onResponse: agent.onResponse,
@@ -81,6 +85,18 @@ export function createAgentLoopConfig(agent: AgentRunSettings, wiring: AgentRunW
             return prepareNextTurnWithContext ? prepareNextTurnWithContext(context, signal) : prepareNextTurn?.(signal);
           }
         : undefined,
+    finishTurn: finishTurn
+      ? async (turn, hookSignal) => {
+          await delivery.settled();
+          return finishTurn(turn, hookSignal ?? signal);
+        }
+      : undefined,
+    prepareRequest: prepareRequest
+      ? async (request, hookSignal) => {
+          await delivery.settled();
+          return prepareRequest(request, hookSignal ?? signal);
+        }
+      : undefined,
     getSteeringMessages: async () => {
       await delivery.settled();
       if (skipSteeringPoll) {

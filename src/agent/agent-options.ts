@@ -8,7 +8,9 @@ import type {
   AgentEvent,
   AgentLoopConfig,
   AgentLoopTurnUpdate,
+  FinishTurn,
   PrepareNextTurnContext,
+  PrepareRequest,
   ShouldStopAfterTurnContext,
   SimpleStreamOptions,
   StreamFn,
@@ -61,6 +63,10 @@ export interface AgentOptions {
     context: PrepareNextTurnContext,
     signal?: AbortSignal,
   ) => Promise<AgentLoopTurnUpdate | undefined> | AgentLoopTurnUpdate | undefined;
+  /** pi 1.x: after a turn's results, before `turn_end`: `{ action: "end" | "continue" }` or nothing (see `FinishTurn`). */
+  finishTurn?: FinishTurn;
+  /** pi 1.x: before every request, may replace context, model and thinking level from then on (see `PrepareRequest`). */
+  prepareRequest?: PrepareRequest;
   /** How `steer()`ed messages are drained. Default `"one-at-a-time"`. */
   steeringMode?: QueueMode;
   /** How `followUp()` messages are drained. Default `"one-at-a-time"`. */

@@ -64,6 +64,9 @@ Options:
       --system <text>          System prompt. Default: a short coding-assistant prompt naming --cwd.
                                e.g. --system "You review code. Never edit files."
       --max-turns <n>          Stop (exit code 3) instead of starting turn n+1.  e.g. --max-turns 10
+      --thinking <level>       Reasoning level: off, minimal, low, medium, high, xhigh or max
+                               (xhigh and max are served as high where the model has no such
+                               level). Default: off.  e.g. --thinking high
       --max-retries <n>        Retries of a model request that failed with 429/5xx or a network
                                error (with backoff). Default: the provider's (2).  e.g. --max-retries 0
       --trace <file>           Record the run as JSONL (docs/TRACE_FORMAT.md), API keys redacted.

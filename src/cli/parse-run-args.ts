@@ -4,6 +4,7 @@ import { parseNonNegativeInt, parseOptions, parsePositiveInt } from "./parse-opt
 import { DEFAULT_TOOL_NAMES, TOOL_NAMES } from "./cli-defaults.js";
 import { parseToolList } from "./resolve-tools.js";
 import { UsageError } from "./usage-error.js";
+import type { ThinkingLevel } from "../types.js";
 import { SESSION_ID_PATTERN } from "../sessions/session-store.js";
 
 /** `loopchart run`'s options, validated. */
@@ -20,6 +21,8 @@ export interface RunArgs {
   cwd: string;
   systemPrompt?: string;
   maxTurns?: number;
+  /** `--thinking`: the reasoning level asked of the model (pi 1.x's levels, `max` included). */
+  thinkingLevel?: ThinkingLevel;
   /** Retries of retryable model failures (429, 5xx); undefined keeps the provider's default. */
   maxRetries?: number;
   /** Absolute path of the trace file, when `--trace` was given. */
@@ -44,6 +47,7 @@ export const RUN_OPTIONS = {
   cwd: { type: "string" },
   system: { type: "string" },
   "max-turns": { type: "string" },
+  thinking: { type: "string" },
   "max-retries": { type: "string" },
   trace: { type: "string" },
   inspect: { type: "string" },
@@ -86,6 +90,7 @@ export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs 
     cwd,
     systemPrompt: typeof values.system === "string" ? values.system : undefined,
     maxTurns: typeof values["max-turns"] === "string" ? parsePositiveInt("--max-turns", values["max-turns"]) : undefined,
+    thinkingLevel: typeof values.thinking === "string" ? parseThinkingLevel(values.thinking) : undefined,
     maxRetries: typeof values["max-retries"] === "string" ? parseNonNegativeInt("--max-retries", values["max-retries"]) : undefined,
     tracePath: typeof values.trace === "string" ? resolve(baseDir, nonEmpty(values.trace, "--trace")) : undefined,
     inspectUrl: typeof values.inspect === "string" ? wsUrl(values.inspect) : undefined,
@@ -102,6 +107,16 @@ function approvalList(value: string | boolean | undefined, tools: readonly strin
   const unknown = names.filter((name) => !tools.includes(name));
   if (unknown.length > 0) throw new UsageError(`--needs-approval names tools that are not offered: ${unknown.join(", ")} (offered: ${tools.join(", ") || "none"}).`);
   return names;
+}
+
+/** The levels `--thinking` accepts, lowest first. */
+export const CLI_THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
+
+function parseThinkingLevel(value: string): ThinkingLevel {
+  const level = value.trim().toLowerCase();
+  const known = CLI_THINKING_LEVELS.find((candidate) => candidate === level);
+  if (known === undefined) throw new UsageError(`--thinking expects one of ${CLI_THINKING_LEVELS.join(", ")}, got "${value}".`);
+  return known;
 }
 
 function stringValue(value: string | boolean | undefined, name: string): string | undefined {

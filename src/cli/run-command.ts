@@ -74,6 +74,7 @@ async function startRun(
     cwd: parsed.cwd,
     systemPrompt: parsed.systemPrompt ?? defaultSystemPrompt({ cwd: parsed.cwd, tools: parsed.tools }),
     maxTurns: parsed.maxTurns,
+    ...(parsed.thinkingLevel === undefined ? {} : { thinkingLevel: parsed.thinkingLevel }),
     maxRetries: parsed.maxRetries,
     tracePath: parsed.tracePath,
     ...(parsed.inspectUrl === undefined ? {} : { inspectUrl: parsed.inspectUrl }),

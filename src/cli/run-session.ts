@@ -2,7 +2,7 @@ import type { InspectionEvent } from "xstate";
 import { runIntoSink, type AgentLoopActor } from "../agent-loop.js";
 import { blockedOnApproval, type PersistedLoop } from "../sessions/session-recorder.js";
 import { askApproval, canAsk, pendingApprovalNote, type ApprovalDecision, type ApprovalRequest } from "./approval-prompt.js";
-import type { AgentContext, AgentEvent, AgentLoopConfig, AgentMessage, AgentTool, ExitReason, Message, Model, StreamFn } from "../types.js";
+import type { AgentContext, AgentEvent, AgentLoopConfig, AgentMessage, AgentTool, ExitReason, Message, Model, StreamFn, ThinkingLevel } from "../types.js";
 import { EventStream } from "../event-stream.js";
 import { runDurably } from "../sessions/durable-run.js";
 import type { SessionRecord, SessionStore } from "../sessions/session-store.js";
@@ -50,6 +50,8 @@ export interface SessionOptions {
   cwd: string;
   systemPrompt: string;
   maxTurns?: number;
+  /** `--thinking`: the run's reasoning level. */
+  thinkingLevel?: ThinkingLevel;
   /** Passed to the stream function as `maxRetries` when set. */
   maxRetries?: number;
   /** Absolute path of the JSONL trace to write, if any. */
@@ -125,6 +127,7 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
         model: resolved.model,
         convertToLlm,
         maxTurns: options.maxTurns,
+        ...(options.thinkingLevel === undefined ? {} : { thinkingLevel: options.thinkingLevel }),
         ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
         apiKey: resolved.apiKey,
         getApiKey: () => resolved.apiKey,

@@ -12,6 +12,7 @@ import {
   failAssistantStream,
   type PushableAssistantMessageEventStream,
 } from "./assistant-stream.js";
+import { mergeProviderOptions, reasoningProviderOptions, type ReasoningProviderOptions } from "./reasoning-options.js";
 import { createPartMapper, type StreamOutcome } from "./ai-sdk-part-mapper.js";
 import { describeProviderError } from "./describe-provider-error.js";
 import { toModelMessages } from "./to-model-messages.js";
@@ -50,8 +51,12 @@ export interface FromAiSdkOptions {
  * Never throws: failures (HTTP errors with the server's message, malformed streams,
  * a throwing SDK) end the stream with an `error` message; `options.signal` aborts
  * the request and ends it with `aborted`. The API key belongs to the provider
- * instance; `options.apiKey` is ignored, and so are `reasoning`, `onPayload`,
- * `onResponse`, `sessionId` and `cacheRetention` (use `providerOptions`).
+ * instance; `options.apiKey` is ignored, and so are `onPayload`, `onResponse`,
+ * `sessionId` and `cacheRetention` (use `providerOptions`). `options.reasoning`
+ * becomes Anthropic's thinking budget or OpenAI Responses' `reasoningEffort` for a
+ * model with `reasoning: true` (see `reasoningProviderOptions`; `"xhigh"`/`"max"`
+ * are served as `"high"` unless the model's `thinkingLevelMap` names them); the
+ * adapter's own `providerOptions` win over it.
  *
  * Call warnings (e.g. an unsupported setting) are recorded as `provider_warning`
  * diagnostics on the message. The AI SDK also logs them to the console unless
@@ -97,7 +102,10 @@ async function runStream(run: StreamRun): Promise<void> {
     temperature: options?.temperature,
     headers: options?.headers,
     timeout: options?.timeoutMs,
-    providerOptions: run.adapterOptions.providerOptions,
+    providerOptions: mergeProviderOptions(
+      reasoningProviderOptions(run.model, options),
+      run.adapterOptions.providerOptions as ReasoningProviderOptions | undefined,
+    ) as Parameters<typeof streamText>[0]["providerOptions"],
     // Failures arrive as `error` parts below; the default handler would also log them.
     onError: () => undefined,
   });

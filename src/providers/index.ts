@@ -52,3 +52,13 @@ export {
 } from "./provider-model.js";
 export { MISSING_TOOL_RESULT_TEXT, toModelMessages } from "./to-model-messages.js";
 export { PROVIDER_BY_API, streamByModelApi } from "./stream-by-api.js";
+export {
+  DEFAULT_THINKING_BUDGETS,
+  THINKING_LEVELS,
+  mergeProviderOptions,
+  reasoningProviderOptions,
+  resolveThinkingLevel,
+  type ReasoningProviderOptions,
+  type RequestThinkingLevel,
+  type ResolvedThinkingLevel,
+} from "./reasoning-options.js";

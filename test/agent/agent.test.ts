@@ -200,6 +200,29 @@ describe("Agent: pi 1.x behaviours", () => {
     expect(roles).toEqual(["user", "assistant", "toolResult"]);
   });
 
+  it("forwards pi 1.x's finishTurn and prepareRequest with the run's signal", async () => {
+    const seen: string[] = [];
+    const streamFn = mockStream([{ calls: [{ name: "noop", arguments: {} }] }, { text: "should not run" }]);
+    const agent = new Agent({
+      initialState: { model: testModel, tools: [tool("noop", ok)] },
+      prepareRequest: ({ context }, signal) => {
+        seen.push(`prepareRequest ${context.messages.length} ${signal instanceof AbortSignal}`);
+        return undefined;
+      },
+      finishTurn: (turn, signal) => {
+        seen.push(`finishTurn ${turn.toolResults.length} ${signal instanceof AbortSignal}`);
+        return { action: "end" };
+      },
+      streamFn,
+    });
+
+    await agent.prompt("start");
+
+    expect(streamFn.requests).toHaveLength(1);
+    expect(seen).toEqual(["prepareRequest 1 true", "finishTurn 1 true"]);
+    expect(agent.state.messages.map((message) => (message as { role: string }).role)).toEqual(["user", "assistant", "toolResult"]);
+  });
+
   it("calls prepareNextTurn with the run's signal; prepareNextTurnWithContext wins when both are set", async () => {
     const calls: string[] = [];
     const responses = () => mockStream([{ calls: [{ name: "noop", arguments: {} }] }, { text: "done" }]);

@@ -42,6 +42,14 @@ describe("parseRunArgs", () => {
 });
 
 describe("resolveModel", () => {
+  it("should read --thinking, max included, and reject a level it does not know", () => {
+    expect(parseRunArgs(["--thinking", "max", "hi"], tmpdir()).thinkingLevel).toBe("max");
+    expect(parseRunArgs(["--thinking", "High", "hi"], tmpdir()).thinkingLevel).toBe("high");
+    expect(parseRunArgs(["hi"], tmpdir()).thinkingLevel).toBeUndefined();
+    expect(() => parseRunArgs(["--thinking", "extreme", "hi"], tmpdir())).toThrow(UsageError);
+    expect(() => parseRunArgs(["--thinking", "extreme", "hi"], tmpdir())).toThrow(/--thinking expects one of off, minimal, low, medium, high, xhigh, max/);
+  });
+
   it("should pick openai when only OPENAI_API_KEY is set and keep the key for redaction", async () => {
     const resolved = await resolveModel({ env: { OPENAI_API_KEY: "sk-test-0123456789abcdefgh" }, cwd: tmpdir() });
     expect(resolved.spec).toBe("openai/gpt-4.1-mini");

@@ -1,0 +1,62 @@
+/**
+ * One tool call outside a batch (pi-agent-core 1.x's `runToolCall`): the parent of a
+ * single `toolCall` actor, which it spawns and tells `call.start` (prepare, then
+ * execute), so the call takes exactly the steps a model-issued call takes. It ends
+ * with the call's `tool.settled` as its output.
+ *
+ *   running ─ tool.settled ─▶ done
+ *
+ * `call.reject` (the caller cannot answer an approval request) is passed on to the
+ * call. No I/O: the call's actors are provided by `src/run-tool-call.ts`.
+ */
+import { assign, enqueueActions, sendTo, setup } from "xstate";
+import type { CallApprovalEvent, SettledToolCall, ToolCallInput, ToolCallToLoopEvent } from "./events.js";
+import { missingResult, toolCallMachine } from "./tool-call.machine.js";
+
+/** Actor id of the call a single-call actor parents. */
+export const SINGLE_CALL_ID = "call";
+
+/** Context of a single-call actor: the call's input, then its settled result. */
+export interface SingleCallContext {
+  call: ToolCallInput;
+  settled?: SettledToolCall;
+}
+
+export const singleCallMachine = setup({
+  types: {
+    input: {} as ToolCallInput,
+    context: {} as SingleCallContext,
+    events: {} as ToolCallToLoopEvent | Extract<CallApprovalEvent, { type: "call.reject" }>,
+    output: {} as SettledToolCall,
+  },
+  actors: { toolCall: toolCallMachine },
+  actions: {
+    startCall: enqueueActions(({ context, enqueue }) => {
+      enqueue.spawnChild("toolCall", { id: SINGLE_CALL_ID, input: context.call });
+      enqueue.sendTo(SINGLE_CALL_ID, { type: "call.start" });
+    }),
+    recordSettled: assign((_, event: Extract<ToolCallToLoopEvent, { type: "tool.settled" }>) => ({
+      settled: {
+        result: event.result,
+        isError: event.isError,
+        ...(event.durationMs === undefined ? {} : { durationMs: event.durationMs }),
+      },
+    })),
+    passOnRejection: sendTo(SINGLE_CALL_ID, ({ event }) => event),
+  },
+}).createMachine({
+  id: "singleCall",
+  context: ({ input }) => ({ call: input }),
+  initial: "running",
+  states: {
+    running: {
+      entry: "startCall",
+      on: {
+        "tool.settled": { target: "done", actions: { type: "recordSettled", params: ({ event }) => event } },
+        "call.reject": { actions: "passOnRejection" },
+      },
+    },
+    done: { type: "final" },
+  },
+  output: ({ context }) => context.settled ?? missingResult(),
+});
