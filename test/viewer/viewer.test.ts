@@ -29,6 +29,9 @@ function handMadeRun(calls: Record<string, unknown[]>): Line[] {
     for (const value of values) lines.push(snapshot(`x:${n + 1}`, id, value));
     lines.push(snapshot(`x:${n + 1}`, id, "done", "done"));
   });
+  // A long tool result, which the transcript folds.
+  const result = { role: "toolResult", toolCallId: "call_top", toolName: "echo", content: [{ type: "text", text: "r".repeat(1_000) }], isError: false, timestamp: 1 };
+  lines.push({ t: (t += 1), event: { type: "message_end", message: result } } as unknown as Line);
   lines.push(snapshot("x:0", "x:0", "done", "done"));
   return lines;
 }
@@ -131,7 +134,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the run viewer in a browser", () => {
   }, 60_000);
   // The call machine may gain a state in which a call waits for a person's approval, at the top
   // level or inside `preparing`: its lane shows it as a span of its own with the approval colour.
-  it("shows awaiting-approval spans on a call's lane, wherever the call machine puts that state", async () => {
+  it("shows awaiting-approval spans on a call's lane, wherever the call machine puts that state, and folds a long result", async () => {
     server = await startViewerServer();
     server.addRun(
       "approval",
@@ -159,6 +162,9 @@ describe.skipIf(!existsSync(CHROMIUM))("the run viewer in a browser", () => {
       if ((await page.getAttribute(".lane[data-actor=call_nested]", "data-current")) === "awaitingApproval") break;
     }
     expect(await page.getAttribute(".lane[data-actor=call_nested]", "data-current")).toBe("awaitingApproval");
+    // At the end the long result is in the transcript, folded to its first characters.
+    await page.keyboard.press("End");
+    expect(await page.$eval("#transcript .msg[data-role=toolResult] details summary", (node) => node.textContent)).toContain("(1000 characters)");
     expect(foreign).toEqual([]);
     await page.close();
     await server.close();
