@@ -1,5 +1,6 @@
 /** zod schemas of the trace lines (docs/TRACE_FORMAT.md); `parseTrace` validates every line with them. */
 import { z } from "zod/v4";
+import type { AgentEvent } from "../types.js";
 
 const AGENT_EVENT_TYPES = [
   "agent_start",
@@ -12,8 +13,12 @@ const AGENT_EVENT_TYPES = [
   "tool_execution_start",
   "tool_execution_update",
   "tool_execution_end",
+  "approval_requested",
   "warning",
 ] as const;
+
+/** Fails to compile when the loop gains an event type that traces do not accept yet. */
+export const EVERY_AGENT_EVENT_TYPE_ACCEPTED: [Exclude<AgentEvent["type"], (typeof AGENT_EVENT_TYPES)[number]>] extends [never] ? true : never = true;
 
 export const traceHeaderSchema = z.object({
   type: z.literal("trace_header"),
@@ -41,6 +46,7 @@ export const traceEventSchema = z.object({
     z.looseObject({ type: z.literal("tool_execution_start"), toolCallId: z.string(), toolName: z.string() }),
     z.looseObject({ type: z.literal("tool_execution_update"), toolCallId: z.string(), toolName: z.string() }),
     z.looseObject({ type: z.literal("tool_execution_end"), toolCallId: z.string(), toolName: z.string(), isError: z.boolean() }),
+    z.looseObject({ type: z.literal("approval_requested"), toolCallId: z.string(), toolName: z.string() }),
     z.looseObject({ type: z.literal("warning"), reason: z.string(), message: z.string() }),
   ]),
 });
