@@ -1,5 +1,6 @@
 /** zod schemas of the trace lines (docs/TRACE_FORMAT.md); `parseTrace` validates every line with them. */
 import { z } from "zod/v4";
+import type { AgentEvent } from "../types.js";
 
 const AGENT_EVENT_TYPES = [
   "agent_start",
@@ -15,6 +16,9 @@ const AGENT_EVENT_TYPES = [
   "approval_requested",
   "warning",
 ] as const;
+
+/** Fails to compile when the loop gains an event type that traces do not accept yet. */
+export const EVERY_AGENT_EVENT_TYPE_ACCEPTED: [Exclude<AgentEvent["type"], (typeof AGENT_EVENT_TYPES)[number]>] extends [never] ? true : never = true;
 
 export const traceHeaderSchema = z.object({
   type: z.literal("trace_header"),

@@ -7,6 +7,11 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWebSocketInspector } from "@statelyai/inspect";
+import { Type } from "typebox";
+import { createAgentLoopActor } from "../../src/index.js";
+import { recordTrace } from "../../src/inspection/record-trace.js";
+import { createScriptedModel } from "../../src/providers/scripted.js";
+import type { AgentTool } from "../../src/types.js";
 import { loadTrace } from "../../src/cli/trace-reader.js";
 import { startViewerServer, type ViewerServer } from "../../src/cli/viewer-server.js";
 import { viewCommand } from "../../src/cli/serve-commands.js";
@@ -29,6 +34,9 @@ function handMadeRun(calls: Record<string, unknown[]>): Line[] {
     for (const value of values) lines.push(snapshot(`x:${n + 1}`, id, value));
     lines.push(snapshot(`x:${n + 1}`, id, "done", "done"));
   });
+  // A long tool result, which the transcript folds.
+  const result = { role: "toolResult", toolCallId: "call_top", toolName: "echo", content: [{ type: "text", text: "r".repeat(1_000) }], isError: false, timestamp: 1 };
+  lines.push({ t: (t += 1), event: { type: "message_end", message: result } } as unknown as Line);
   lines.push(snapshot("x:0", "x:0", "done", "done"));
   return lines;
 }
@@ -131,7 +139,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the run viewer in a browser", () => {
   }, 60_000);
   // The call machine may gain a state in which a call waits for a person's approval, at the top
   // level or inside `preparing`: its lane shows it as a span of its own with the approval colour.
-  it("shows awaiting-approval spans on a call's lane, wherever the call machine puts that state", async () => {
+  it("shows awaiting-approval spans on a call's lane, wherever the call machine puts that state, and folds a long result", async () => {
     server = await startViewerServer();
     server.addRun(
       "approval",
@@ -159,6 +167,56 @@ describe.skipIf(!existsSync(CHROMIUM))("the run viewer in a browser", () => {
       if ((await page.getAttribute(".lane[data-actor=call_nested]", "data-current")) === "awaitingApproval") break;
     }
     expect(await page.getAttribute(".lane[data-actor=call_nested]", "data-current")).toBe("awaitingApproval");
+    // At the end the long result is in the transcript, folded to its first characters.
+    await page.keyboard.press("End");
+    expect(await page.$eval("#transcript .msg[data-role=toolResult] details summary", (node) => node.textContent)).toContain("(1000 characters)");
+    expect(foreign).toEqual([]);
+    await page.close();
+    await server.close();
+  }, 60_000);
+
+  it("shows the awaiting-approval span of a real run whose tool needs approval", async () => {
+    const file = join(await mkdtemp(join(tmpdir(), "loopchart-approval-")), "run.jsonl");
+    const parameters = Type.Object({ path: Type.String() });
+    const remove: AgentTool<typeof parameters> = {
+      name: "remove",
+      label: "Remove",
+      description: "Removes a file",
+      parameters,
+      needsApproval: true,
+      execute: async (_id, args) => ({ content: [{ type: "text", text: `removed ${args.path}` }], details: {} }),
+    };
+    const scripted = createScriptedModel({
+      name: "approval",
+      responses: [{ content: [{ type: "toolCall", id: "call_rm", name: "remove", arguments: { path: "notes.txt" } }] }, { content: [{ type: "text", text: "Removed." }] }],
+    });
+    const recorder = recordTrace({ file });
+    const actor = createAgentLoopActor({
+      prompts: [{ role: "user", content: "remove notes.txt", timestamp: Date.now() }],
+      context: { systemPrompt: "", messages: [], tools: [remove] },
+      config: { model: scripted.model, convertToLlm: (all) => all as never },
+      streamFn: scripted.streamFn,
+      inspect: recorder.inspect,
+      onEvent(event) {
+        recorder.onEvent(event);
+        // The person approves a moment later, once the call waits.
+        if (event.type === "approval_requested") setTimeout(() => actor.send({ type: "tool.approve", toolCallId: event.toolCallId }), 20);
+      },
+    });
+    await new Promise<void>((resolve) => {
+      actor.subscribe({ complete: () => resolve() });
+      actor.start();
+    });
+    await recorder.close();
+    const trace = await loadTrace(file);
+    server = await startViewerServer();
+    server.addRun(file, trace.records);
+    const page = await open(server.url);
+    await page.waitForSelector(".lane[data-actor=call_rm] rect");
+    const states = await page.$$eval(".lane[data-actor=call_rm] rect", (nodes) => nodes.map((n) => n.getAttribute("data-state")));
+    expect(states).toContain("awaitingApproval");
+    expect(states.indexOf("awaitingApproval")).toBeLessThan(states.indexOf("executing"));
+    await page.screenshot({ path: join(output, "approval.png"), fullPage: true });
     expect(foreign).toEqual([]);
     await page.close();
     await server.close();
