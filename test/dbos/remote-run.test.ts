@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { enqueueRun, type DbosRunInput } from "../../src/dbos/index.js";
 import type { AgentEvent } from "../../src/types.js";
 import { REPO_ROOT, runCli, spawnCli, waitForOutput } from "../cli/spawn-cli.js";
 import { hasPostgres, startPostgres, type TestPostgres } from "../support/postgres.js";
@@ -93,7 +94,12 @@ describe.skipIf(!hasPostgres())("loopchart run --remote against a real worker pr
       expect(await (await client.retrieveQueue("loopchart"))?.getGlobalConcurrency()).toBe(2);
       const gateFile = join(dir, "open-global");
       const runs = ["g0", "g1", "g2", "g3"];
-      const followers = runs.map((id) => runCli(["run", "--remote", "--database-url", url, "--id", id, "--meta", `counterDir=${dir}`, "--meta", "slowMs=1", "--meta", `gateFile=${gateFile}`, id]));
+      // All four are queued before anything is checked; the followers then attach to them by id.
+      for (const id of runs) {
+        const input: DbosRunInput = { prompt: [{ role: "user", content: id, timestamp: 1 }], meta: { counterDir: dir, slowMs: "1", gateFile } };
+        await enqueueRun(client, input, { workflowID: id });
+      }
+      const followers = runs.map((id) => runCli(["run", "--remote", "--database-url", url, "--id", id, id]));
       let mostRunning = 0;
       const running = async (): Promise<number> => {
         const pending = (await client.listWorkflows({ status: "PENDING" })).length;
