@@ -20,16 +20,10 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   worker: async () => (await import("./dbos-commands.js")).workerCommand,
   enqueue: async () => (await import("./dbos-commands.js")).enqueueCommand,
   resume: async () => (await import("./session-commands.js")).resumeCommand,
+  approve: async () => (await import("./session-commands.js")).approveCommand,
+  reject: async () => (await import("./session-commands.js")).rejectCommand,
   sessions: async () => (await import("./session-commands.js")).sessionsCommand,
   recover: async () => (await import("./dbos-commands.js")).recoverCommand,
-  approve: async () => {
-    const { answerCommand } = await import("./dbos-commands.js");
-    return (args, io) => answerCommand("approve", args, io);
-  },
-  reject: async () => {
-    const { answerCommand } = await import("./dbos-commands.js");
-    return (args, io) => answerCommand("reject", args, io);
-  },
 };
 
 /**

@@ -10,6 +10,11 @@ export const EXIT_CODES = {
   usage: 2,
   /** The run hit `--max-turns`. */
   maxTurns: 3,
+  /**
+   * A tool call waits for approval and there is no terminal to ask on: the session is
+   * saved (state "awaiting approval"); answer with `loopchart approve|reject <id> <toolCallId>`.
+   */
+  approvalPending: 4,
   /** The run was interrupted (Ctrl-C / SIGINT). 128 + SIGINT's number, as shells do. */
   aborted: 130,
 } as const;

@@ -8,6 +8,8 @@ Usage:
                                        (--session <id>: store it as a durable session)
   loopchart resume <id>                continue a session whose process died mid-run
   loopchart sessions                   list the stored sessions (id, state, turns, last activity)
+  loopchart approve <id> <toolCallId>  approve a call a session waits on (--always), and go on
+  loopchart reject <id> <toolCallId>   reject it (--reason "…"), and go on
   loopchart demo [options]             offline demo: the scripted model in a fresh temp workspace
   loopchart replay <trace.jsonl>       re-render a recorded trace in the terminal
   loopchart view <trace.jsonl>         serve a recorded trace in the offline viewer and open it (--port N, --host H, --no-open)
@@ -28,7 +30,8 @@ Examples:
   loopchart replay run.jsonl
   loopchart run --session fix-tests "Why does npm test fail?"   then, after a crash: loopchart resume fix-tests
 
-Exit codes: 0 completed/terminated/stopped, 1 error, 2 usage, 3 max turns, 130 aborted (Ctrl-C).
+Exit codes: 0 completed/terminated/stopped, 1 error, 2 usage, 3 max turns, 4 approval pending
+(no terminal to ask on; answer with loopchart approve|reject), 130 aborted (Ctrl-C).
 `;
 
 /** `loopchart run --help`. */
@@ -74,6 +77,9 @@ Options:
                                prompt after its transcript.  e.g. --session fix-tests
       --store <dir | sqlite:<file>>  Where sessions live (with --session). Default: .loopchart/sessions/
                                in the current directory.  e.g. --store sqlite:.loopchart/sessions.db
+      --needs-approval <list>  Tools whose every call waits for a decision: asked y/n/always on a
+                               terminal; without one the run exits with code 4 (the session, if any,
+                               waits for loopchart approve|reject).  e.g. --needs-approval bash,write
       --remote                 Queue the run on DBOS (needs --database-url <postgres-url> or
                                DBOS_SYSTEM_DATABASE_URL) and show it as a worker runs it; the
                                worker's --setup module picks model, tools and limits. Also takes
@@ -85,7 +91,8 @@ Options:
 Environment: OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENAI_BASE_URL (openai, openai-compatible),
 ANTHROPIC_BASE_URL (anthropic), NO_COLOR (no colours).
 Ctrl-C aborts the run: running tools are killed, the trace is flushed, exit code 130.
-Exit codes: 0 completed/terminated/stopped, 1 error, 2 usage, 3 max turns, 130 aborted.
+Exit codes: 0 completed/terminated/stopped, 1 error, 2 usage, 3 max turns, 4 approval pending
+(no terminal to ask on: the session waits for loopchart approve|reject), 130 aborted.
 
 Examples:
   loopchart run --model scripted/demo --cwd "$(mktemp -d)" "Tidy up this workspace"
@@ -164,4 +171,44 @@ Options:
       --json           One JSON object per session instead.
       --database-url <url>  List DBOS runs instead (docs/DBOS.md).
   -h, --help           Show this help.
+`;
+
+/** `loopchart approve --help`. */
+export const APPROVE_HELP = `Usage: loopchart approve [options] <session-id> <tool-call-id>
+
+Approves a tool call a stored session waits on (loopchart run --needs-approval <tools>
+exits with code 4 when there is no terminal to ask on), then continues the run in this
+process: the call runs, and the run goes on until it ends or waits for approval again.
+
+Options:
+      --always         Approve the call's tool for the rest of the session.
+      --store <dir | sqlite:<file>>  Where the session lives. Default: .loopchart/sessions/
+      --trace <file>   Record this part of the run as JSONL.
+      --json           Print every agent event as one JSON line on stdout instead.
+      --database-url <url>  Answer a call of a DBOS run instead: <run-id> <tool-call-id> (docs/DBOS.md).
+  -h, --help           Show this help.
+
+Exit codes: as loopchart run (4: waiting for approval again).
+
+Example:
+  loopchart run --session deploy --needs-approval bash "Deploy the site" < /dev/null   # exit 4
+  loopchart approve deploy call_1
+`;
+
+/** `loopchart reject --help`. */
+export const REJECT_HELP = `Usage: loopchart reject [options] <session-id> <tool-call-id>
+
+Rejects a tool call a stored session waits on: it does not run, and the model gets an
+error result saying it was rejected (with the reason). The run then goes on in this
+process until it ends or waits for approval again.
+
+Options:
+      --reason <text>  Why, for the model.  e.g. --reason "not on a Friday"
+      --store <dir | sqlite:<file>>  Where the session lives. Default: .loopchart/sessions/
+      --trace <file>   Record this part of the run as JSONL.
+      --json           Print every agent event as one JSON line on stdout instead.
+      --database-url <url>  Answer a call of a DBOS run instead: <run-id> <tool-call-id> (docs/DBOS.md).
+  -h, --help           Show this help.
+
+Exit codes: as loopchart run (4: waiting for approval again).
 `;

@@ -31,6 +31,8 @@ export interface RunArgs {
   session?: string;
   /** `--store <dir | sqlite:file>`: where sessions live; only with `--session`. */
   store?: string;
+  /** `--needs-approval <list>`: tools whose every call waits for a human decision. */
+  needsApproval: string[];
 }
 
 /** The `util.parseArgs` options of `loopchart run`. */
@@ -48,6 +50,7 @@ export const RUN_OPTIONS = {
   json: { type: "boolean" },
   session: { type: "string" },
   store: { type: "string" },
+  "needs-approval": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -87,9 +90,18 @@ export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs 
     tracePath: typeof values.trace === "string" ? resolve(baseDir, nonEmpty(values.trace, "--trace")) : undefined,
     inspectUrl: typeof values.inspect === "string" ? wsUrl(values.inspect) : undefined,
     json: values.json === true,
+    needsApproval: approvalList(values["needs-approval"], tools),
     ...(session === undefined ? {} : { session }),
     ...(store === undefined ? {} : { store }),
   };
+}
+
+function approvalList(value: string | boolean | undefined, tools: readonly string[]): string[] {
+  if (typeof value !== "string") return [];
+  const names = parseToolList(value);
+  const unknown = names.filter((name) => !tools.includes(name));
+  if (unknown.length > 0) throw new UsageError(`--needs-approval names tools that are not offered: ${unknown.join(", ")} (offered: ${tools.join(", ") || "none"}).`);
+  return names;
 }
 
 function stringValue(value: string | boolean | undefined, name: string): string | undefined {

@@ -31,3 +31,9 @@ export async function createTools(names: readonly string[], cwd: string): Promis
     return tool;
   });
 }
+
+/** The tools with `needsApproval: true` on those named in `names` (`--needs-approval`). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of any schema, as AgentContext.tools
+export function requireApproval(tools: AgentTool<any, any>[], names: readonly string[]): AgentTool<any, any>[] {
+  return tools.map((tool) => (names.includes(tool.name) ? { ...tool, needsApproval: true } : tool));
+}

@@ -9,7 +9,7 @@ import type { CliSessionMeta } from "./session-meta.js";
 import type { AgentTool } from "../types.js";
 import { readAll } from "./read-stdin.js";
 import { resolveModel } from "./resolve-model.js";
-import { createTools } from "./resolve-tools.js";
+import { createTools, requireApproval } from "./resolve-tools.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
 import { UsageError } from "./usage-error.js";
 
@@ -30,7 +30,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   if (parsed.tracePath !== undefined) prepareOutputPath("--trace", parsed.tracePath);
   const resolved = await resolveModel({ spec: parsed.model, baseUrl: parsed.baseUrl, env: io.env, cwd: io.cwd });
   if (resolved.provider === "scripted") io.stderr.write(`${scriptedModelNote(resolved.spec, io.invokedAs)}\n`);
-  const tools = await createTools(parsed.tools, parsed.cwd);
+  const tools = requireApproval(await createTools(parsed.tools, parsed.cwd), parsed.needsApproval);
   if (parsed.session === undefined) return finishRun(await startRun(parsed, args, io, prompt, resolved, tools), parsed, io);
   const { openCliStore, prepareRunSession, reportingSessionErrors } = await import("./session-commands.js");
   const store = await openCliStore(parsed.store, io);
@@ -44,6 +44,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
         cwd: parsed.cwd,
         ...(parsed.maxTurns === undefined ? {} : { maxTurns: parsed.maxTurns }),
         ...(parsed.maxRetries === undefined ? {} : { maxRetries: parsed.maxRetries }),
+        ...(parsed.needsApproval.length === 0 ? {} : { needsApproval: parsed.needsApproval }),
       };
       const durable = await prepareRunSession(store, parsed.session as string, meta, io, parsed.store);
       return finishRun(await startRun(parsed, args, io, prompt, resolved, tools, durable), parsed, io);

@@ -1,9 +1,11 @@
 import type { InspectionEvent } from "xstate";
-import { agentLoop } from "../index.js";
+import { runIntoSink, type AgentLoopActor } from "../agent-loop.js";
+import { blockedOnApproval, type PersistedLoop } from "../sessions/session-recorder.js";
+import { askApproval, canAsk, pendingApprovalNote, type ApprovalDecision, type ApprovalRequest } from "./approval-prompt.js";
 import type { AgentContext, AgentEvent, AgentLoopConfig, AgentMessage, AgentTool, ExitReason, Message, Model, StreamFn } from "../types.js";
 import { EventStream } from "../event-stream.js";
 import { runDurably } from "../sessions/durable-run.js";
-import type { SessionStore } from "../sessions/session-store.js";
+import type { SessionRecord, SessionStore } from "../sessions/session-store.js";
 import type { CliIo } from "./cli-io.js";
 import type { EventRenderer } from "./event-renderer.js";
 import { EXIT_CODES, exitCodeFor } from "./exit-codes.js";
@@ -30,6 +32,10 @@ export interface DurableSessionOptions {
   messages: AgentMessage[];
   /** What `loopchart resume` needs to rebuild the run (model spec, tools, cwd…). */
   meta: Record<string, unknown>;
+  /** Decisions to send once the restored run started (`loopchart approve|reject`). */
+  decisions?: ApprovalDecision[];
+  /** The `--store …` arguments to repeat in printed commands ("" for the default store). */
+  storeArgs?: string;
 }
 
 /** Options of {@link runSession}. */
@@ -131,19 +137,58 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
             }
           : {}),
     };
+    const interactive = canAsk(io);
+    let actor: AgentLoopActor | undefined;
+    let markBlocked: (ids: string[]) => void = () => {};
+    const blocked = new Promise<{ blocked: string[] }>((resolve) => {
+      markBlocked = (ids) => resolve({ blocked: ids });
+    });
+    const requests = new Map<string, ApprovalRequest>();
     let stream: AsyncIterable<AgentEvent>;
     if (options.durable) {
-      const durable = startDurable(options.durable, { prompts, context, config, signal: controller.signal, streamFn: resolved.streamFn, systemPrompt: options.systemPrompt, model: resolved.model });
+      const decisions = options.durable.decisions ?? [];
+      const durable = startDurable(options.durable, {
+        prompts,
+        context,
+        config,
+        signal: controller.signal,
+        streamFn: resolved.streamFn,
+        systemPrompt: options.systemPrompt,
+        model: resolved.model,
+        onActor: (started) => (actor = started),
+        onStarted: () => queueMicrotask(() => decisions.forEach((decision) => actor?.send(decision))),
+        // Without a terminal, stop once the wait for a decision is on disk and nothing else runs.
+        onSaved: (record) => {
+          const ids = interactive ? undefined : blockedOnApproval(record.snapshot as PersistedLoop);
+          if (ids) markBlocked(ids);
+        },
+      });
       stream = durable.events;
       durableEnd = durable.end;
     } else {
-      stream = agentLoop(prompts, context, config, controller.signal, resolved.streamFn);
+      const events = new EventStream<AgentEvent, AgentMessage[]>(
+        (event) => event.type === "agent_end",
+        (event) => (event.type === "agent_end" ? event.messages : []),
+      );
+      void runIntoSink({ prompts, context, config, signal: controller.signal, streamFn: resolved.streamFn }, (event) => events.push(event), (started) => (actor = started)).then(
+        () => events.end(),
+        () => events.end(),
+      );
+      stream = events;
     }
     const events = stream[Symbol.asyncIterator]();
     let ended = false;
     let forcedOut = false;
+    let pendingApproval = false;
     for (;;) {
-      const next = await Promise.race([events.next(), forced]);
+      const next = await Promise.race([events.next(), forced, blocked]);
+      if (typeof next === "object" && "blocked" in next) {
+        const waiting = next.blocked.map((id) => requests.get(id) ?? { toolCallId: id, toolName: "?", args: undefined });
+        renderer.notice(pendingApprovalNote({ invokedAs: io.invokedAs, ...(options.durable ? { sessionId: options.durable.id } : {}), storeArgs: options.durable?.storeArgs ?? "", waiting }).trimEnd());
+        exitCode = EXIT_CODES.approvalPending;
+        pendingApproval = true;
+        break;
+      }
       if (next === "forced") {
         renderer.notice("The run did not stop in time; quitting.");
         exitCode = EXIT_CODES.aborted;
@@ -159,11 +204,17 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
       observeEvent(stats, event);
       renderer.render(event, t);
       if (event.type === "agent_end") ended = true;
+      if (event.type === "approval_requested") {
+        requests.set(event.toolCallId, { toolCallId: event.toolCallId, toolName: event.toolName, args: event.args });
+        if (interactive) actor?.send(await askApproval(io, event));
+        else if (!options.durable) markBlocked([event.toolCallId]);
+      }
     }
     // Quitting at once leaves a durable session as its last save had it (resumable).
-    const durableFailure = forcedOut ? undefined : await durableEnd;
+    const durableFailure = forcedOut || pendingApproval ? undefined : await durableEnd;
     if (durableFailure !== undefined) failure = `the session could not be saved: ${durableFailure}`;
-    if (stats.exitReason !== undefined) exitCode = durableFailure === undefined ? exitCodeFor(stats.exitReason) : EXIT_CODES.error;
+    if (pendingApproval) exitCode = EXIT_CODES.approvalPending;
+    else if (stats.exitReason !== undefined) exitCode = durableFailure === undefined ? exitCodeFor(stats.exitReason) : EXIT_CODES.error;
     else if (controller.signal.aborted) exitCode = EXIT_CODES.aborted;
     else if (!ended) failure ??= "the run ended without an agent_end event";
     else exitCode = stats.lastError === undefined ? EXIT_CODES.ok : EXIT_CODES.error;
@@ -195,7 +246,18 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
  */
 function startDurable(
   durable: DurableSessionOptions,
-  run: { prompts: AgentMessage[]; context: AgentContext; config: AgentLoopConfig; signal: AbortSignal; streamFn: StreamFn; systemPrompt: string; model: Model },
+  run: {
+    prompts: AgentMessage[];
+    context: AgentContext;
+    config: AgentLoopConfig;
+    signal: AbortSignal;
+    streamFn: StreamFn;
+    systemPrompt: string;
+    model: Model;
+    onActor: (actor: AgentLoopActor) => void;
+    onStarted: () => void;
+    onSaved: (record: SessionRecord) => void;
+  },
 ): { events: AsyncIterable<AgentEvent>; end: Promise<string | undefined> } {
   const events = new EventStream<AgentEvent, AgentMessage[]>(
     (event) => event.type === "agent_end",
@@ -212,6 +274,9 @@ function startDurable(
     streamFn: run.streamFn,
     agent: { systemPrompt: run.systemPrompt, model: run.model, thinkingLevel: run.config.thinkingLevel ?? "off" },
     meta: durable.meta,
+    onActor: run.onActor,
+    onStarted: run.onStarted,
+    onSaved: run.onSaved,
   }).then(
     () => {
       events.end();

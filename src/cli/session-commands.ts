@@ -7,14 +7,16 @@ import { SessionFileError } from "../errors/session-file-error.js";
 import { SessionVersionError } from "../errors/session-version-error.js";
 import { DEFAULT_SESSION_DIRECTORY, openSessionStore } from "../sessions/open-session-store.js";
 import { hasUnfinishedRun, sessionTranscript } from "../sessions/session-transcript.js";
-import { SESSION_ID_PATTERN, type SessionStore } from "../sessions/session-store.js";
+import { SESSION_ID_PATTERN, type SessionStore, type StoredSession } from "../sessions/session-store.js";
 import type { CliIo } from "./cli-io.js";
 import { EXIT_CODES } from "./exit-codes.js";
-import { RESUME_HELP, SESSIONS_HELP } from "./help-text.js";
+import { APPROVE_HELP, REJECT_HELP, RESUME_HELP, SESSIONS_HELP } from "./help-text.js";
+import type { ApprovalDecision } from "./approval-prompt.js";
+import { awaitingCalls, type PersistedLoop } from "../sessions/session-recorder.js";
 import { parseOptions } from "./parse-options.js";
 import { prepareOutputPath } from "./prepare-output-path.js";
 import { resolveModel } from "./resolve-model.js";
-import { createTools } from "./resolve-tools.js";
+import { createTools, requireApproval } from "./resolve-tools.js";
 import type { DurableSessionOptions } from "./run-session.js";
 import { readCliMeta, type CliSessionMeta } from "./session-meta.js";
 import { UsageError } from "./usage-error.js";
@@ -61,7 +63,7 @@ export async function prepareRunSession(
   if (stored && hasUnfinishedRun(stored.record)) {
     throw new UsageError(`Session "${id}" has an unfinished run (${stored.record.state}); continue it with ${io.invokedAs} resume ${id}${storeSpec === undefined ? "" : ` --store ${storeSpec}`}.`);
   }
-  return { store, id, restore: false, messages: stored ? sessionTranscript(stored) : [], meta: { ...meta } };
+  return { store, id, restore: false, messages: stored ? sessionTranscript(stored) : [], meta: { ...meta }, storeArgs: storeSpec === undefined ? "" : ` --store ${storeSpec}` };
 }
 
 const RESUME_OPTIONS = {
@@ -93,27 +95,108 @@ export async function resumeCommand(args: readonly string[], io: CliIo): Promise
         io.stderr.write(`Session "${id}" is ${stored.record.state}${stored.record.exitReason ? ` (${stored.record.exitReason})` : ""}: nothing to resume. Continue it with ${io.invokedAs} run --session ${id} "<prompt>".\n`);
         return EXIT_CODES.ok;
       }
-      const meta = readCliMeta(stored.record.meta, id);
-      const resolved = await resolveModel({ spec: meta.model, baseUrl: meta.baseUrl, env: io.env, cwd: io.cwd });
-      const tools = await createTools(meta.tools, meta.cwd);
-      const tracePath = typeof values.trace === "string" ? resolve(io.cwd, values.trace) : undefined;
-      if (tracePath !== undefined) prepareOutputPath("--trace", tracePath);
-      const { runSession } = await import("./run-session.js");
-      const outcome = await runSession({
-        io,
-        prompt: "",
-        resolved,
-        tools,
-        cwd: meta.cwd,
-        systemPrompt: stored.record.agent.systemPrompt,
-        ...(meta.maxTurns === undefined ? {} : { maxTurns: meta.maxTurns }),
-        ...(meta.maxRetries === undefined ? {} : { maxRetries: meta.maxRetries }),
-        tracePath,
-        json: values.json === true,
-        argv: ["resume", ...args],
-        durable: { store, id, restore: true, messages: sessionTranscript(stored), meta: { ...meta } },
-      });
-      return outcome.exitCode;
+      return continueStored({ io, store, stored, id, values, argv: ["resume", ...args] });
+    });
+  } finally {
+    await store.close();
+  }
+}
+
+/** Restores a stored session's unfinished run in this process (sending `decisions` once it started) and renders it to the end. */
+async function continueStored(options: {
+  io: CliIo;
+  store: SessionStore;
+  stored: StoredSession;
+  id: string;
+  values: Record<string, string | boolean | undefined>;
+  argv: string[];
+  decisions?: ApprovalDecision[];
+}): Promise<number> {
+  const { io, store, stored, id, values } = options;
+  const meta = readCliMeta(stored.record.meta, id);
+  const resolved = await resolveModel({ spec: meta.model, baseUrl: meta.baseUrl, env: io.env, cwd: io.cwd });
+  const tools = requireApproval(await createTools(meta.tools, meta.cwd), meta.needsApproval ?? []);
+  const tracePath = typeof values.trace === "string" ? resolve(io.cwd, values.trace) : undefined;
+  if (tracePath !== undefined) prepareOutputPath("--trace", tracePath);
+  const { runSession } = await import("./run-session.js");
+  const outcome = await runSession({
+    io,
+    prompt: "",
+    resolved,
+    tools,
+    cwd: meta.cwd,
+    systemPrompt: stored.record.agent.systemPrompt,
+    ...(meta.maxTurns === undefined ? {} : { maxTurns: meta.maxTurns }),
+    ...(meta.maxRetries === undefined ? {} : { maxRetries: meta.maxRetries }),
+    tracePath,
+    json: values.json === true,
+    argv: options.argv,
+    durable: {
+      store,
+      id,
+      restore: true,
+      messages: sessionTranscript(stored),
+      meta: { ...meta },
+      storeArgs: typeof values.store === "string" ? ` --store ${values.store}` : "",
+      ...(options.decisions ? { decisions: options.decisions } : {}),
+    },
+  });
+  return outcome.exitCode;
+}
+
+const DECIDE_OPTIONS = {
+  store: { type: "string" },
+  always: { type: "boolean" },
+  reason: { type: "string" },
+  trace: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/**
+ * `loopchart approve <id> <toolCallId> [--always]`: approves a call the session waits
+ * on and continues the run in this process until it ends, or waits again (exit code
+ * 4 without a terminal). `--always` approves the call's tool for the rest of the session.
+ */
+export function approveCommand(args: readonly string[], io: CliIo): Promise<number> {
+  return decideCommand("approve", args, io);
+}
+
+/** `loopchart reject <id> <toolCallId> [--reason …]`: the call gets an error result with the reason instead of running; the run goes on. */
+export function rejectCommand(args: readonly string[], io: CliIo): Promise<number> {
+  return decideCommand("reject", args, io);
+}
+
+async function decideCommand(command: "approve" | "reject", args: readonly string[], io: CliIo): Promise<number> {
+  // With --database-url the call waits in a DBOS run instead (docs/DBOS.md).
+  if (args.some((arg) => arg === "--database-url" || arg.startsWith("--database-url="))) {
+    return (await import("./dbos-commands.js")).answerCommand(command, args, io);
+  }
+  const { values, positionals } = parseOptions(args, DECIDE_OPTIONS, `loopchart ${command} --help`);
+  if (values.help === true) {
+    io.stdout.write(command === "approve" ? APPROVE_HELP : REJECT_HELP);
+    return EXIT_CODES.ok;
+  }
+  if (command === "approve" && values.reason !== undefined) throw new UsageError("--reason belongs to loopchart reject; approve takes --always.");
+  if (command === "reject" && values.always !== undefined) throw new UsageError("--always belongs to loopchart approve; reject takes --reason <text>.");
+  const [id, toolCallId, ...rest] = positionals;
+  if (id === undefined || toolCallId === undefined || rest.length > 0) {
+    throw new UsageError(`loopchart ${command} expects a session id and a tool call id, e.g. loopchart ${command} fix-tests call_1 (loopchart sessions lists the sessions awaiting approval).`);
+  }
+  sessionIdArgument([id], command);
+  const store = await openCliStore(typeof values.store === "string" ? values.store : undefined, io);
+  try {
+    return await reportingSessionErrors(io, async () => {
+      const stored = await store.load(id);
+      if (!stored) throw new UsageError(`No session "${id}" in ${store.location}. List them with ${io.invokedAs} sessions.`);
+      const waiting = hasUnfinishedRun(stored.record) ? awaitingCalls(stored.record.snapshot as PersistedLoop) : [];
+      if (waiting.length === 0) throw new UsageError(`Session "${id}" is not awaiting approval (state: ${stored.record.state}).`);
+      if (!waiting.includes(toolCallId)) throw new UsageError(`Tool call "${toolCallId}" of session "${id}" is not awaiting approval; waiting: ${waiting.join(", ")}.`);
+      const decision: ApprovalDecision =
+        command === "approve"
+          ? { type: "tool.approve", toolCallId, ...(values.always === true ? { always: true } : {}) }
+          : { type: "tool.reject", toolCallId, ...(typeof values.reason === "string" ? { reason: values.reason } : {}) };
+      return continueStored({ io, store, stored, id, values, argv: [command, ...args], decisions: [decision] });
     });
   } finally {
     await store.close();

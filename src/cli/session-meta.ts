@@ -16,6 +16,8 @@ export interface CliSessionMeta {
   cwd: string;
   maxTurns?: number;
   maxRetries?: number;
+  /** `--needs-approval`: tools whose calls wait for a decision. */
+  needsApproval?: string[];
 }
 
 /** The CLI meta of a session, or a `UsageError` saying the session was not started by `loopchart run`. */

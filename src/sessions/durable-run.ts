@@ -31,6 +31,8 @@ export interface DurableRunOptions {
   onStarted?: () => void;
   /** Receives the loop actor before it starts (to send it approval decisions). */
   onActor?: (actor: AgentLoopActor) => void;
+  /** Called after each save landed, with the record saved (e.g. to exit once a wait for approval is durable). */
+  onSaved?: (record: SessionRecord) => void;
 }
 
 /**
@@ -73,6 +75,7 @@ export async function runDurably(options: DurableRunOptions): Promise<AgentMessa
     run,
     turnsBefore: restoring ? base.turns - snapshotTurn : base.turns,
     startedBefore: new Set((stored?.startedCalls ?? []).filter((key) => key.startsWith(`${run}:`))),
+    ...(options.onSaved ? { onSaved: options.onSaved } : {}),
   });
   let started = false;
   const userInspect = options.config.inspect;

@@ -14,8 +14,9 @@ import type { ExitReason } from "../types.js";
 import { callKey, type SessionRecord, type SessionState, type SessionStore } from "./session-store.js";
 
 /** The parts of a persisted loop snapshot the recorder reads. */
-interface PersistedLoop {
+export interface PersistedLoop {
   status?: string;
+  value?: unknown;
   output?: AgentLoopOutput;
   context?: { messages?: Transcript; turn?: number; exitReason?: ExitReason; errorMessage?: string };
   children?: Record<string, { snapshot?: { value?: unknown } }>;
@@ -35,14 +36,26 @@ export interface RecorderOptions {
   turnsBefore: number;
   /** Keys of this run's calls that an earlier process started. */
   startedBefore: ReadonlySet<string>;
+  /** Called after each save landed, with what was saved. */
+  onSaved?: (record: SessionRecord) => void;
 }
+
+type ChildSnapshots = Record<string, { snapshot?: { value?: unknown; children?: unknown } }>;
 
 /** What a call in a snapshot waiting for approval looks like (the approval state of a tool call). */
 const AWAITING_APPROVAL = "awaitingApproval";
 
-function isAwaitingApproval(value: unknown): boolean {
-  if (value === AWAITING_APPROVAL) return true;
-  return typeof value === "object" && value !== null && Object.values(value).some(isAwaitingApproval);
+/** Ids of the calls a persisted snapshot shows waiting for approval (in call groups too). */
+export function awaitingCalls(snapshot: PersistedLoop): string[] {
+  const ids: string[] = [];
+  const visit = (children: ChildSnapshots) => {
+    for (const [id, child] of Object.entries(children)) {
+      if (child.snapshot?.value === AWAITING_APPROVAL) ids.push(id);
+      else if (child.snapshot?.children) visit(child.snapshot.children as ChildSnapshots);
+    }
+  };
+  visit(snapshot.children ?? {});
+  return ids;
 }
 
 /** The session state a persisted snapshot shows. */
@@ -52,10 +65,36 @@ export function sessionStateOf(snapshot: PersistedLoop): SessionState {
     return reason === "error" || reason === "aborted" ? "failed" : "done";
   }
   if (snapshot.status === "error") return "failed";
-  const children = Object.values(snapshot.children ?? {});
-  const waits = (child: { snapshot?: { value?: unknown; children?: unknown } }): boolean =>
-    isAwaitingApproval(child.snapshot?.value) || Object.values((child.snapshot?.children ?? {}) as Record<string, { snapshot?: { value?: unknown } }>).some(waits);
-  return children.some(waits) ? "awaiting approval" : "running";
+  return awaitingCalls(snapshot).length > 0 ? "awaiting approval" : "running";
+}
+
+/**
+ * The calls a persisted snapshot waits on for approval, in the loop's order, when
+ * nothing else is going on (no call preparing, executing or finishing; the loop in
+ * its tool batch): the run can go no further without a decision. Undefined otherwise.
+ */
+export function blockedOnApproval(snapshot: PersistedLoop): string[] | undefined {
+  if (snapshot.status !== "active") return undefined;
+  const value = snapshot.value;
+  if (value !== "toolBatch" && !(typeof value === "object" && value !== null && "toolBatch" in value)) return undefined;
+  const waiting: string[] = [];
+  let busy = false;
+  const visit = (children: ChildSnapshots) => {
+    for (const [id, child] of Object.entries(children)) {
+      const state = child.snapshot?.value;
+      if (typeof state === "object" && state !== null && Object.keys(state).length === 0) {
+        // A call group (no states of its own): its calls are its children.
+        visit((child.snapshot?.children ?? {}) as ChildSnapshots);
+      } else if (state === AWAITING_APPROVAL) {
+        waiting.push(id);
+      } else if (state !== "queued" && state !== "prepared" && state !== "done") {
+        // Preparing, executing, finalizing — or an invoked actor of the loop's at work.
+        busy = true;
+      }
+    }
+  };
+  visit(snapshot.children ?? {});
+  return !busy && waiting.length > 0 ? waiting : undefined;
 }
 
 /** Records one run; give its `inspect` to the loop actor and `callStarting` to the tools. */
@@ -154,5 +193,6 @@ export class SessionRecorder {
     };
     await store.save(sessionId, { record, firstIndex: this.logged, messages: added });
     this.logged += added.length;
+    this.options.onSaved?.(record);
   }
 }
