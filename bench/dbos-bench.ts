@@ -3,7 +3,7 @@
  * of three calls, then a final answer: 8 checkpointed steps — 2 requests, 3 calls, 2 start
  * markers of replay-never calls, the closing events step) embedded (plain agentLoop in this process) and on DBOS with one and two worker
  * processes serving one queue of a throwaway Postgres. Prints runs/s and the added cost per
- * step. Skips, saying so, when Debian's postgresql is not installed.
+ * step, each after an untimed warm-up. Skips, saying so, when Debian's postgresql is not installed.
  * Run: node --import tsx bench/dbos-bench.ts [runs]
  */
 import type { ChildProcess } from "node:child_process";
@@ -45,15 +45,20 @@ async function onDbos(url: string, workers: number, dir: string): Promise<number
       await waitForOutput(child, (out) => out.includes("serving queue"));
     }
     const client = await DBOSClient.create({ systemDatabaseUrl: url, applicationName: "loopchart" });
-    try {
+    const batch = async (count: number, tag: string): Promise<number> => {
       const started = performance.now();
       const handles = [];
-      for (let i = 0; i < RUNS; i += 1) {
-        const input: DbosRunInput = { prompt: [{ role: "user", content: `d-${i}`, timestamp: 1 }], meta: { counterDir: dir, slowMs: "0" } };
+      for (let i = 0; i < count; i += 1) {
+        const input: DbosRunInput = { prompt: [{ role: "user", content: `${tag}-${i}`, timestamp: 1 }], meta: { counterDir: dir, slowMs: "0" } };
         handles.push(await client.enqueue({ queueName: "loopchart", workflowName: DEFAULT_LOOP_WORKFLOW_NAME }, input));
       }
       await Promise.all(handles.map((h) => h.getResult()));
       return performance.now() - started;
+    };
+    try {
+      // Untimed warm-up: every worker's first runs pay for JIT and connection set-up.
+      await batch(CONCURRENCY * workers, "warm");
+      return await batch(RUNS, "d");
     } finally {
       await client.destroy();
     }
@@ -70,6 +75,7 @@ if (!hasPostgres()) {
   try {
     pg.createDatabase("bench_two");
     const rows: [string, number][] = [];
+    await embedded(dir); // untimed warm-up (JIT), as the workers get
     rows.push(["embedded (agentLoop, 1 process)", await embedded(dir)]);
     rows.push(["DBOS, 1 worker", await onDbos(pg.url, 1, dir)]);
     rows.push(["DBOS, 2 workers", await onDbos(pg.urlFor("bench_two"), 2, dir)]);

@@ -10,8 +10,9 @@ import { EXIT_CODES } from "./exit-codes.js";
 import { parseOptions } from "./parse-options.js";
 import { UsageError } from "./usage-error.js";
 import { DBOS_APP_NAME, DEFAULT_DBOS_QUEUE, DEFAULT_LOOP_WORKFLOW_NAME, DEFAULT_WORKER_CONCURRENCY } from "../dbos/constants.js";
+import { enqueueRun } from "../dbos/enqueue-run.js";
 import { followRunEvents } from "../dbos/follow-run.js";
-import type { DbosRunInput, DbosRunOutput, DbosRunSetup } from "../dbos/index.js";
+import type { DbosRunInput, DbosRunSetup } from "../dbos/index.js";
 
 export { DBOS_APP_NAME, DEFAULT_DBOS_QUEUE, DEFAULT_WORKER_CONCURRENCY };
 
@@ -135,10 +136,7 @@ export async function enqueueCommand(args: readonly string[], io: CliIo): Promis
   const queueName = typeof values.queue === "string" ? values.queue : DEFAULT_DBOS_QUEUE;
   const input: DbosRunInput = { prompt: [{ role: "user", content: positionals[0] as string, timestamp: Date.now() }], meta };
   return withClient(url, async (client) => {
-    const handle = await client.enqueue<(input: DbosRunInput) => Promise<DbosRunOutput>>(
-      { queueName, workflowName: DEFAULT_LOOP_WORKFLOW_NAME, ...(typeof values.id === "string" ? { workflowID: values.id } : {}) },
-      input,
-    );
+    const handle = await enqueueRun(client, input, { queueName, ...(typeof values.id === "string" ? { workflowID: values.id } : {}) });
     io.stdout.write(`${handle.workflowID}\n`);
     if (values.follow !== true) return EXIT_CODES.ok;
     for await (const event of followRunEvents(client, handle.workflowID)) io.stdout.write(`${JSON.stringify(event)}\n`);

@@ -17,9 +17,10 @@ import { readAll } from "./read-stdin.js";
 import { createRedactor } from "./redact.js";
 import { emptyRunStats, observeEvent } from "./run-stats.js";
 import { UsageError } from "./usage-error.js";
-import { DEFAULT_DBOS_QUEUE, DEFAULT_LOOP_WORKFLOW_NAME } from "../dbos/constants.js";
+import { DEFAULT_DBOS_QUEUE } from "../dbos/constants.js";
+import { enqueueRun } from "../dbos/enqueue-run.js";
 import { followRunEvents } from "../dbos/follow-run.js";
-import type { DbosRunInput, DbosRunOutput } from "../dbos/index.js";
+import type { DbosRunInput } from "../dbos/index.js";
 
 /** The options `loopchart run` takes with `--remote`; the rest are the worker's (its `--setup`). */
 export const REMOTE_RUN_OPTIONS = {
@@ -70,10 +71,7 @@ export async function remoteRunCommand(args: readonly string[], io: CliIo): Prom
     : createHumanRenderer({ out: io.stdout, err: io.stderr, live: true, color: shouldColor(io.stderr.isTTY, io.env) });
 
   return withClient(url, async (client) => {
-    const handle = await client.enqueue<(input: DbosRunInput) => Promise<DbosRunOutput>>(
-      { queueName, workflowName: DEFAULT_LOOP_WORKFLOW_NAME, ...(typeof values.id === "string" ? { workflowID: values.id } : {}) },
-      input,
-    );
+    const handle = await enqueueRun(client, input, { queueName, ...(typeof values.id === "string" ? { workflowID: values.id } : {}) });
     const id = handle.workflowID;
     io.stderr.write(`run ${id} queued on ${queueName}\n`);
     let detach: () => void = () => {};

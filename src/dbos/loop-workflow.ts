@@ -5,11 +5,12 @@
  */
 import { DBOS, type WorkflowHandle } from "@dbos-inc/dbos-sdk";
 import type { ApprovalDecisionEvent } from "../../machines/events.js";
-import { createAgentLoopActor } from "../agent-loop.js";
+import { createAgentLoopActor, type AgentLoopActor } from "../agent-loop.js";
 import type { AgentEvent, AgentLoopConfig, AgentMessage, AgentTool, StreamFn } from "../types.js";
-import { APPROVAL_REQUESTED_STEP, approvalTopic, type DbosApprovalAnswer, type DbosApprovalWake, type DbosPendingApproval } from "./approval.js";
+import type { DbosApprovalAnswer } from "./approval.js";
+import { createApprovalWaits } from "./approval-waits.js";
 import { CallSequencer } from "./call-sequencer.js";
-import { APPROVAL_WAIT_SECONDS, DEFAULT_LOOP_WORKFLOW_NAME } from "./constants.js";
+import { DEFAULT_LOOP_WORKFLOW_NAME } from "./constants.js";
 import { durableStreamFn } from "./durable-stream.js";
 import { durableTools, type SafeRetry } from "./durable-tools.js";
 import { createEventChannel } from "./event-channel.js";
@@ -97,27 +98,11 @@ export function registerLoopWorkflow(options: DbosLoopOptions): DbosLoop {
   const body = async (input: DbosRunInput): Promise<DbosRunOutput> => {
     const setup = await options.createRun(input);
     const channel = createEventChannel(options.streamEvents ?? true);
-    const waits = new Map<string, Promise<void>>();
     const toolNames = new Map<string, string>();
-    const answers: Array<{ toolCallId: string; answer: DbosApprovalAnswer }> = [];
-    let deliver: (toolCallId: string, answer: DbosApprovalAnswer) => void = (toolCallId, answer) => answers.push({ toolCallId, answer });
-    const sequencer = new CallSequencer({
-      awaitApproval(toolCallId) {
-        // Both reserve their step numbers now, at the call's slot: the flush writes the
-        // approval request to the event stream while the wait goes on.
-        const pending: DbosPendingApproval = { toolCallId, toolName: toolNames.get(toolCallId) ?? "" };
-        channel.step(APPROVAL_REQUESTED_STEP, async () => pending).catch(() => {});
-        const received = DBOS.recv<DbosApprovalAnswer | DbosApprovalWake>(approvalTopic(toolCallId), { timeoutSeconds: APPROVAL_WAIT_SECONDS });
-        waits.set(
-          toolCallId,
-          received.then((message) => {
-            waits.delete(toolCallId);
-            if (message === null) deliver(toolCallId, { decision: "reject", reason: `No answer within ${APPROVAL_WAIT_SECONDS} seconds.` });
-            else if (message.decision !== "wake") deliver(toolCallId, message);
-          }),
-        );
-      },
-    });
+    // Answers come only once the loop runs, so they find the actor created below.
+    const target: { actor?: AgentLoopActor } = {};
+    const waits = createApprovalWaits(channel, (toolCallId, answer) => target.actor?.send(decisionEvent(toolCallId, answer)));
+    const sequencer = new CallSequencer({ awaitApproval: (toolCallId) => waits.start({ toolCallId, toolName: toolNames.get(toolCallId) ?? "" }) });
     const tools = durableTools(setup.tools ?? [], channel, sequencer, options.safeRetry);
     const streamFn = setup.streamFn ? durableStreamFn(setup.streamFn, channel) : undefined;
     const context = { systemPrompt: input.systemPrompt ?? "", messages: input.messages ?? [], tools };
@@ -126,19 +111,14 @@ export function registerLoopWorkflow(options: DbosLoopOptions): DbosLoop {
       if (event.type === "approval_requested") toolNames.set(event.toolCallId, event.toolName);
       observe(sequencer, event);
     };
-    const actor = createAgentLoopActor({ prompts: promptMessages(input.prompt), context, config: setup.config, ...(streamFn ? { streamFn } : {}), onEvent });
-    deliver = (toolCallId, answer) => actor.send(decisionEvent(toolCallId, answer));
+    const loop = createAgentLoopActor({ prompts: promptMessages(input.prompt), context, config: setup.config, ...(streamFn ? { streamFn } : {}), onEvent });
+    target.actor = loop;
     const output = await new Promise<{ messages: AgentMessage[] }>((resolve, reject) => {
-      actor.subscribe({ complete: () => resolve(actor.getSnapshot().output as { messages: AgentMessage[] }), error: reject });
-      actor.start();
-      for (const { toolCallId, answer } of answers.splice(0)) deliver(toolCallId, answer);
+      loop.subscribe({ complete: () => resolve(loop.getSnapshot().output as { messages: AgentMessage[] }), error: reject });
+      loop.start();
     });
-    // Waits the run no longer needs (their calls settled another way) are woken by the close step.
-    const unanswered = [...waits.keys()];
-    await channel.close(async () => {
-      for (const toolCallId of unanswered) await DBOS.send<DbosApprovalWake>(DBOS.workflowID as string, { decision: "wake" }, approvalTopic(toolCallId));
-    });
-    await Promise.all(waits.values());
+    await channel.close(() => waits.wakeUnanswered());
+    await waits.finished();
     return { messages: output.messages };
   };
   const run = DBOS.registerWorkflow(body, { name });

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { enqueueRun, type DbosRunInput } from "../../src/dbos/index.js";
 import type { AgentEvent } from "../../src/types.js";
 import { REPO_ROOT, runCli, spawnCli, waitForOutput } from "../cli/spawn-cli.js";
 import { hasPostgres, startPostgres, type TestPostgres } from "../support/postgres.js";
@@ -93,7 +94,12 @@ describe.skipIf(!hasPostgres())("loopchart run --remote against a real worker pr
       expect(await (await client.retrieveQueue("loopchart"))?.getGlobalConcurrency()).toBe(2);
       const gateFile = join(dir, "open-global");
       const runs = ["g0", "g1", "g2", "g3"];
-      const followers = runs.map((id) => runCli(["run", "--remote", "--database-url", url, "--id", id, "--meta", `counterDir=${dir}`, "--meta", "slowMs=1", "--meta", `gateFile=${gateFile}`, id]));
+      // All four are queued before anything is checked; the followers then attach to them by id.
+      for (const id of runs) {
+        const input: DbosRunInput = { prompt: [{ role: "user", content: id, timestamp: 1 }], meta: { counterDir: dir, slowMs: "1", gateFile } };
+        await enqueueRun(client, input, { workflowID: id });
+      }
+      const followers = runs.map((id) => runCli(["run", "--remote", "--database-url", url, "--id", id, id]));
       let mostRunning = 0;
       const running = async (): Promise<number> => {
         const pending = (await client.listWorkflows({ status: "PENDING" })).length;
@@ -101,11 +107,7 @@ describe.skipIf(!hasPostgres())("loopchart run --remote against a real worker pr
         return pending;
       };
       // Two runs hold their slots inside the gated tool; the other two must stay queued.
-      // Wait until all four CLI processes have enqueued (they start slowly on a loaded machine).
-      const enqueued = async (): Promise<number> => (await client.listWorkflows({ status: "ENQUEUED" })).length;
-      while ((await running()) < 2 || (await enqueued()) + (await running()) < runs.length) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      while ((await running()) < 2) await new Promise((resolve) => setTimeout(resolve, 50));
       for (let i = 0; i < 10; i += 1) {
         await running();
         await new Promise((resolve) => setTimeout(resolve, 50));
