@@ -23,6 +23,12 @@ export interface SpawnCliOptions {
   cwd?: string;
   /** Written to stdin, which is then closed. */
   input?: string;
+  /**
+   * Caps the size of every file the CLI writes, in KiB (`ulimit -f`, through bash): a
+   * write past it fails with EFBIG (Node ignores SIGXFSZ), as on a disk that fills up
+   * mid-run. Pipes (stdout, stderr) are not files and are not capped.
+   */
+  fileSizeLimitKiB?: number;
 }
 
 /** Starts `loopchart ...args` as a child process; `done` resolves when it exits. */
@@ -32,7 +38,9 @@ export function spawnCli(args: string[], options: SpawnCliOptions = {}): { child
     const value = process.env[name];
     if (value !== undefined) env[name] = value;
   }
-  const child = spawn(process.execPath, ["--import", TSX_LOADER, CLI_ENTRY, ...args], {
+  const command = [process.execPath, "--import", TSX_LOADER, CLI_ENTRY, ...args];
+  const limited = options.fileSizeLimitKiB === undefined ? command : ["bash", "-c", `ulimit -f ${options.fileSizeLimitKiB} && exec "$@"`, "bash", ...command];
+  const child = spawn(limited[0] as string, limited.slice(1), {
     cwd: options.cwd ?? REPO_ROOT,
     env: { ...env, ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
