@@ -22,7 +22,7 @@ import { hookContext, type RunServices } from "../run-environment.js";
 import { validateToolArguments } from "../validation.js";
 import { checkAfterToolCallResult, checkBeforeToolCallResult, checkOutputSchema, normalizeToolResult } from "../tool-result.js";
 
-export { BLOCKED_MESSAGE } from "../../machines/tool-call.machine.js";
+export { BLOCKED_MESSAGE, REJECTED_MESSAGE } from "../../machines/tool-call.machine.js";
 
 const failed = (text: string): SettledToolCall => ({ result: errorResult(text), isError: true });
 

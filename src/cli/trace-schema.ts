@@ -12,6 +12,7 @@ const AGENT_EVENT_TYPES = [
   "tool_execution_start",
   "tool_execution_update",
   "tool_execution_end",
+  "approval_requested",
   "warning",
 ] as const;
 
@@ -42,6 +43,7 @@ export const traceEventSchema = z.object({
     z.looseObject({ type: z.literal("tool_execution_start"), toolCallId: z.string(), toolName: z.string() }),
     z.looseObject({ type: z.literal("tool_execution_update"), toolCallId: z.string(), toolName: z.string() }),
     z.looseObject({ type: z.literal("tool_execution_end"), toolCallId: z.string(), toolName: z.string(), isError: z.boolean() }),
+    z.looseObject({ type: z.literal("approval_requested"), toolCallId: z.string(), toolName: z.string() }),
     z.looseObject({ type: z.literal("warning"), reason: z.string(), message: z.string() }),
   ]),
 });

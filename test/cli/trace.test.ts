@@ -59,6 +59,14 @@ describe("TraceWriter and parseTrace", () => {
     expect(text).toContain(REDACTED);
   });
 
+  it("should read an approval_requested line, and name the line of one without its toolCallId", () => {
+    const header = JSON.stringify({ type: "trace_header", version: 1, startedAt: "" });
+    const event = { type: "approval_requested", toolCallId: "c1", toolName: "bash", args: { command: "ls" } };
+    const trace = parseTrace(`${header}\n${JSON.stringify({ t: 1, event })}\n`);
+    expect(trace.events.map((line) => line.event)).toEqual([event]);
+    expect(() => parseTrace(`${header}\n{"t":1,"event":{"type":"approval_requested","toolName":"bash"}}\n`)).toThrow(/line 2: bad agent event: event\.toolCallId/);
+  });
+
   it("should name the line of a malformed trace", async () => {
     expect(() => parseTrace('{"t":1,"event":{"type":"agent_start"}}\n')).toThrow(TraceFormatError);
     const header = JSON.stringify({ type: "trace_header", version: 1, startedAt: "", model: "m/x", cwd: "/", argv: [] });
