@@ -85,6 +85,20 @@ describe("a trace device that refuses writes", () => {
     expect(result.stderr).toContain("completed");
   });
 
+  it.skipIf(!existsSync("/bin/bash"))("should exit 1 with one line, not a stack trace, when stdout is a file that cannot grow (needs bash for ulimit)", async () => {
+    const workspace = await tempDir();
+    await writeFile(join(workspace, "big.json"), JSON.stringify({ responses: [{ content: [{ type: "text", text: "x".repeat(200_000) }] }] }));
+    const result = await runWithDeadline(["run", "--model", "scripted/./big.json", "--cwd", workspace, "--json", "hi"], {
+      cwd: workspace,
+      fileSizeLimitKiB: 64,
+      stdoutFile: join(workspace, "out.jsonl"),
+    });
+    expect(result.signal).toBeNull();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("loopchart: cannot write stdout: EFBIG");
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it("should still write a trace to a device that takes writes (/dev/null)", async () => {
     const workspace = await tempDir();
     const result = await runWithDeadline(["run", "--model", "scripted/demo", "--cwd", workspace, "--trace", "/dev/null", "x"]);

@@ -29,6 +29,8 @@ export interface SpawnCliOptions {
    * mid-run. Pipes (stdout, stderr) are not files and are not capped.
    */
   fileSizeLimitKiB?: number;
+  /** Redirects stdout to this file (through bash) instead of a pipe; `stdout` of the result is then empty. */
+  stdoutFile?: string;
 }
 
 /** Starts `loopchart ...args` as a child process; `done` resolves when it exits. */
@@ -39,7 +41,10 @@ export function spawnCli(args: string[], options: SpawnCliOptions = {}): { child
     if (value !== undefined) env[name] = value;
   }
   const command = [process.execPath, "--import", TSX_LOADER, CLI_ENTRY, ...args];
-  const limited = options.fileSizeLimitKiB === undefined ? command : ["bash", "-c", `ulimit -f ${options.fileSizeLimitKiB} && exec "$@"`, "bash", ...command];
+  const wrapped = options.fileSizeLimitKiB !== undefined || options.stdoutFile !== undefined;
+  const limit = options.fileSizeLimitKiB === undefined ? "" : `ulimit -f ${options.fileSizeLimitKiB} && `;
+  const redirect = options.stdoutFile === undefined ? "" : ` > ${JSON.stringify(options.stdoutFile)}`;
+  const limited = wrapped ? ["bash", "-c", `${limit}exec "$@"${redirect}`, "bash", ...command] : command;
   const child = spawn(limited[0] as string, limited.slice(1), {
     cwd: options.cwd ?? REPO_ROOT,
     env: { ...env, ...options.env },
