@@ -25,10 +25,12 @@ const io: CliIo = {
 };
 
 // A reader that went away (e.g. `loopchart run ... | head`) is not a failure of the run.
-for (const stream of [process.stdout, process.stderr]) {
+// Any other write error (stdout redirected to a full disk: ENOSPC, EFBIG) is: say so, exit 1.
+for (const [name, stream] of [["stdout", process.stdout], ["stderr", process.stderr]] as const) {
   stream.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(0);
-    throw error;
+    if (name === "stdout") process.stderr.write(`loopchart: cannot write stdout: ${error.message}\n`, () => process.exit(1));
+    else process.exit(1);
   });
 }
 

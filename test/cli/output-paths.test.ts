@@ -3,13 +3,13 @@ import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { spawnCli, type CliResult } from "./spawn-cli.js";
+import { spawnCli, type CliResult, type SpawnCliOptions } from "./spawn-cli.js";
 
 /** A child that hangs is killed after this long, so a hang fails the test (signal SIGKILL) instead of blocking it. */
 const CHILD_DEADLINE_MS = 30_000;
 
-async function runWithDeadline(args: string[]): Promise<CliResult> {
-  const { child, done } = spawnCli(args);
+async function runWithDeadline(args: string[], options: SpawnCliOptions = {}): Promise<CliResult> {
+  const { child, done } = spawnCli(args, options);
   const timer = setTimeout(() => child.kill("SIGKILL"), CHILD_DEADLINE_MS);
   try {
     return await done;
@@ -69,6 +69,34 @@ describe("a trace device that refuses writes", () => {
     expect(result.stderr).toContain("cannot write /dev/full: ENOSPC");
     expect(result.stdout).toBe("");
     expect(result.stderr).not.toContain("loopchart demo ·");
+  });
+
+  it.skipIf(!existsSync("/bin/bash"))("should exit 1 naming the error, not 'Trace written', when trace writes fail mid-run (needs bash for ulimit)", async () => {
+    // The header fits under the cap; the 200 KB answer's lines do not (EFBIG, as a disk filling up mid-run).
+    const workspace = await tempDir();
+    await writeFile(join(workspace, "big.json"), JSON.stringify({ responses: [{ content: [{ type: "text", text: "x".repeat(200_000) }] }] }));
+    const trace = join(workspace, "t.jsonl");
+    const result = await runWithDeadline(["run", "--model", "scripted/./big.json", "--cwd", workspace, "--trace", trace, "hi"], { cwd: workspace, fileSizeLimitKiB: 64 });
+    expect(result.signal).toBeNull();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`loopchart: --trace: writing ${trace} failed: EFBIG`);
+    expect(result.stderr).not.toContain("Trace written");
+    // The run itself completed; only the trace failed.
+    expect(result.stderr).toContain("completed");
+  });
+
+  it.skipIf(!existsSync("/bin/bash"))("should exit 1 with one line, not a stack trace, when stdout is a file that cannot grow (needs bash for ulimit)", async () => {
+    const workspace = await tempDir();
+    await writeFile(join(workspace, "big.json"), JSON.stringify({ responses: [{ content: [{ type: "text", text: "x".repeat(200_000) }] }] }));
+    const result = await runWithDeadline(["run", "--model", "scripted/./big.json", "--cwd", workspace, "--json", "hi"], {
+      cwd: workspace,
+      fileSizeLimitKiB: 64,
+      stdoutFile: join(workspace, "out.jsonl"),
+    });
+    expect(result.signal).toBeNull();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("loopchart: cannot write stdout: EFBIG");
+    expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
   it("should still write a trace to a device that takes writes (/dev/null)", async () => {

@@ -23,6 +23,14 @@ export interface SpawnCliOptions {
   cwd?: string;
   /** Written to stdin, which is then closed. */
   input?: string;
+  /**
+   * Caps the size of every file the CLI writes, in KiB (`ulimit -f`, through bash): a
+   * write past it fails with EFBIG (Node ignores SIGXFSZ), as on a disk that fills up
+   * mid-run. Pipes (stdout, stderr) are not files and are not capped.
+   */
+  fileSizeLimitKiB?: number;
+  /** Redirects stdout to this file (through bash) instead of a pipe; `stdout` of the result is then empty. */
+  stdoutFile?: string;
 }
 
 /** Starts `loopchart ...args` as a child process; `done` resolves when it exits. */
@@ -32,7 +40,12 @@ export function spawnCli(args: string[], options: SpawnCliOptions = {}): { child
     const value = process.env[name];
     if (value !== undefined) env[name] = value;
   }
-  const child = spawn(process.execPath, ["--import", TSX_LOADER, CLI_ENTRY, ...args], {
+  const command = [process.execPath, "--import", TSX_LOADER, CLI_ENTRY, ...args];
+  const wrapped = options.fileSizeLimitKiB !== undefined || options.stdoutFile !== undefined;
+  const limit = options.fileSizeLimitKiB === undefined ? "" : `ulimit -f ${options.fileSizeLimitKiB} && `;
+  const redirect = options.stdoutFile === undefined ? "" : ` > ${JSON.stringify(options.stdoutFile)}`;
+  const limited = wrapped ? ["bash", "-c", `${limit}exec "$@"${redirect}`, "bash", ...command] : command;
+  const child = spawn(limited[0] as string, limited.slice(1), {
     cwd: options.cwd ?? REPO_ROOT,
     env: { ...env, ...options.env },
     stdio: ["pipe", "pipe", "pipe"],

@@ -395,6 +395,10 @@ interface World {
   before: HookOutcome;
   after: HookOutcome;
   steering: HookOutcome;
+  /** Which poll of the steering hook (1st: before the first request; 2nd: after the first turn) first behaves as `steering` says. */
+  steeringFrom: 1 | 2;
+  stopAfterTurn: HookOutcome;
+  followUp: HookOutcome;
 }
 
 const responseWorld: fc.Arbitrary<ResponseWorld> = fc.record({
@@ -424,6 +428,9 @@ const world: fc.Arbitrary<World> = fc.record({
   before: hookOutcome,
   after: hookOutcome,
   steering: hookOutcome,
+  steeringFrom: fc.constantFrom<1 | 2>(1, 2),
+  stopAfterTurn: hookOutcome,
+  followUp: hookOutcome,
 });
 
 /** At least 10,000 runs (issue 13); `LOOPCHART_HOSTILE_RUNS` for more or fewer. */
@@ -480,9 +487,11 @@ async function runWorld(w: World): Promise<{ events: AgentEvent[]; result: Agent
       return text("done");
     },
   };
-  const hook = <T>(outcome: HookOutcome, garbage: unknown): (() => Promise<T>) | undefined => {
+  const hook = <T>(outcome: HookOutcome, garbage: unknown, from = 1, before?: T): (() => Promise<T>) | undefined => {
     if (outcome === "none") return undefined;
+    let calls = 0;
     return async () => {
+      if (++calls < from) return before as T;
       if (outcome === "throws") throw thrownValue("throwsCircular");
       if (outcome === "neverSettles") return hangs<T>();
       return garbage as T;
@@ -551,7 +560,9 @@ async function runWorld(w: World): Promise<{ events: AgentEvent[]; result: Agent
     abortGraceMs: 0,
     ...(optional("beforeToolCall", hook(w.before, { block: "maybe", reason: { x: 1 } })) as Partial<AgentLoopConfig>),
     ...(optional("afterToolCall", hook(w.after, { content: 5 })) as Partial<AgentLoopConfig>),
-    ...(optional("getSteeringMessages", hook(w.steering, { not: "messages" })) as Partial<AgentLoopConfig>),
+    ...(optional("getSteeringMessages", hook(w.steering, { not: "messages" }, w.steeringFrom, [])) as Partial<AgentLoopConfig>),
+    ...(optional("shouldStopAfterTurn", hook(w.stopAfterTurn, "yes")) as Partial<AgentLoopConfig>),
+    ...(optional("getFollowUpMessages", hook(w.followUp, { not: "messages" })) as Partial<AgentLoopConfig>),
   });
   const { events, result } = await drain(agentLoop([user("go")], context([tool]), config, controller.signal, streamFn as StreamFn));
   const callIds = result.flatMap((message) => {
