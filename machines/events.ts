@@ -14,11 +14,16 @@ import type {
   ToolResultMessage,
 } from "../src/types.js";
 import type { Transcript } from "./transcript.js";
+import type { ToolCallPolicy, ToolPolicies } from "./loop-policies.js";
 
 /** What a tool call ends with: exactly one of these per call. */
 export interface SettledToolCall {
   result: AgentToolResult<unknown>;
   isError: boolean;
+  /** Set when the call never got past preparation because of the model: what the invalid-call breaker counts. */
+  rejected?: "unknownTool" | "invalidArguments";
+  /** Set when the tool threw an error it marks retryable. */
+  retryable?: true;
 }
 
 /** Input of one spawned tool-call actor. */
@@ -39,6 +44,8 @@ export interface ToolCallInput {
   reportsPreparation?: boolean;
   /** Set when the run has `beforeToolCall` or `afterToolCall`: what those hooks are shown. */
   hookScope?: CallHookScope;
+  /** The tool's timeout and retry policy, when it has one. */
+  policy?: ToolCallPolicy;
 }
 
 /**
@@ -58,7 +65,15 @@ export interface CallHookScope {
  */
 export type ToolCallToLoopEvent =
   | { type: "tool.prepared"; toolCallId: string; index: number }
-  | { type: "tool.settled"; toolCallId: string; toolName: string; index: number; result: AgentToolResult<unknown>; isError: boolean };
+  | {
+      type: "tool.settled";
+      toolCallId: string;
+      toolName: string;
+      index: number;
+      result: AgentToolResult<unknown>;
+      isError: boolean;
+      rejected?: SettledToolCall["rejected"];
+    };
 
 /**
  * What the loop tells a call: prepare and wait (`call.prepare`), then execute
@@ -88,6 +103,8 @@ export interface RequestModelInput {
   model: Model;
   thinkingLevel: ThinkingLevel;
   turn: number;
+  /** The wrap-up request: declare no tools. */
+  withoutTools?: true;
 }
 
 /** What `prepareNextTurn` may change for the next turn. */
@@ -98,6 +115,8 @@ export interface NextTurnUpdate {
   thinkingLevel?: ThinkingLevel;
   /** Names of tools that force sequential execution, when the tool list changed. */
   sequentialTools?: string[];
+  /** The tools' policies, when the tool list changed. */
+  toolPolicies?: ToolPolicies;
 }
 
 /** Input of the hook actors that run between turns. */

@@ -151,6 +151,7 @@ export const toolCallMachine = setup({
         index: context.index,
         result: settled.result,
         isError: settled.isError,
+        ...(settled.rejected !== undefined ? { rejected: settled.rejected } : {}),
       };
     }),
   },

@@ -28,6 +28,14 @@ export {
 } from "./errors/index.js";
 export { assertToolParameters, TOOL_NAME_PATTERN, toJsonSchema, validateToolArguments } from "./validation.js";
 export { defineTool } from "./define-tool.js";
+export { RetryableToolError, isRetryableError } from "./errors/index.js";
+export {
+  DEFAULT_INVALID_CALL_LIMIT,
+  DEFAULT_WRAP_UP_PROMPT,
+  WRAP_UP_REFUSAL_MESSAGE,
+  type ToolCallPolicy,
+  type ToolPolicies,
+} from "../machines/loop-policies.js";
 export { BLOCKED_MESSAGE } from "./actors/tool-call-actors.js";
 export {
   ABORTED_MESSAGE,

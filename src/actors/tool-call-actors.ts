@@ -31,12 +31,12 @@ const failed = (text: string): SettledToolCall => ({ result: errorResult(text), 
 function prepareArguments(services: RunServices, toolCall: ToolCall): PreparedCall {
   if (services.signal?.aborted) return { settled: failed(ABORTED_MESSAGE) };
   const tool = services.tool(toolCall.name);
-  if (!tool) return { settled: failed(`Tool ${toolCall.name} not found`) };
+  if (!tool) return { settled: { ...failed(`Tool ${toolCall.name} not found`), rejected: "unknownTool" } };
   try {
     const raw = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
     return { args: validateToolArguments(tool, raw) };
   } catch (error) {
-    return { settled: failed(errorText(error)) };
+    return { settled: { ...failed(errorText(error)), rejected: "invalidArguments" } };
   }
 }
 

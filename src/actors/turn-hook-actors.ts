@@ -9,6 +9,7 @@ import type { AgentMessage, ShouldStopAfterTurnContext } from "../types.js";
 import { type RunServices } from "../run-environment.js";
 import { checkSteeringMessages } from "../check-messages.js";
 import { transcriptMessages } from "../../machines/transcript.js";
+import { toolPoliciesOf } from "../tool-policies.js";
 
 function turnContext(services: RunServices, input: TurnHookInput): ShouldStopAfterTurnContext {
   return {
@@ -48,6 +49,8 @@ export function createTurnHookActors(services: RunServices) {
         next.systemPrompt = update.context.systemPrompt;
         next.messages = [...update.context.messages];
         next.sequentialTools = sequentialToolNames(services);
+        const toolPolicies = toolPoliciesOf(services.tools(), config.toolDefaults);
+        if (toolPolicies) next.toolPolicies = toolPolicies;
       }
       if (update.model) next.model = update.model;
       if (update.thinkingLevel) next.thinkingLevel = update.thinkingLevel;

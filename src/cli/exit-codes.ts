@@ -10,6 +10,10 @@ export const EXIT_CODES = {
   usage: 2,
   /** The run hit `--max-turns`. */
   maxTurns: 3,
+  /** The run reached its `--budget-usd` (or token budget). */
+  budget: 4,
+  /** The invalid-call breaker stopped the run: the model kept sending the same failing call. */
+  invalidCalls: 5,
   /** The run was interrupted (Ctrl-C / SIGINT). 128 + SIGINT's number, as shells do. */
   aborted: 130,
 } as const;
@@ -23,6 +27,10 @@ export function exitCodeFor(reason: ExitReason): number {
       return EXIT_CODES.ok;
     case "maxTurns":
       return EXIT_CODES.maxTurns;
+    case "budget":
+      return EXIT_CODES.budget;
+    case "invalidCalls":
+      return EXIT_CODES.invalidCalls;
     case "error":
       return EXIT_CODES.error;
     case "aborted":

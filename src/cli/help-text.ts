@@ -22,7 +22,7 @@ Examples:
   loopchart run --model openai-compatible/llama3.2 --base-url http://127.0.0.1:11434/v1 "List the TODOs"
   loopchart replay run.jsonl
 
-Exit codes: 0 completed/terminated/stopped, 1 error, 2 usage, 3 max turns, 130 aborted (Ctrl-C).
+Exit codes: 0 completed/terminated/stopped, 1 error, 2 usage, 3 max turns, 4 budget, 5 invalid calls, 130 aborted (Ctrl-C).
 `;
 
 /** `loopchart run --help`. */
@@ -67,7 +67,7 @@ Options:
 Environment: OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENAI_BASE_URL (openai, openai-compatible),
 ANTHROPIC_BASE_URL (anthropic), NO_COLOR (no colours).
 Ctrl-C aborts the run: running tools are killed, the trace is flushed, exit code 130.
-Exit codes: 0 completed/terminated/stopped, 1 error, 2 usage, 3 max turns, 130 aborted.
+Exit codes: 0 completed/terminated/stopped, 1 error, 2 usage, 3 max turns, 4 budget, 5 invalid calls, 130 aborted.
 
 Examples:
   loopchart run --model scripted/demo --cwd "$(mktemp -d)" "Tidy up this workspace"

@@ -4,3 +4,4 @@ export { StreamAlreadyIteratedError } from "./stream-already-iterated-error.js";
 export { ToolArgumentsError } from "./tool-arguments-error.js";
 export type { ToolArgumentIssue, ToolArgumentsErrorOptions } from "./tool-arguments-error.js";
 export { AgentBusyError } from "./agent-busy-error.js";
+export { RetryableToolError, isRetryableError } from "./retryable-tool-error.js";

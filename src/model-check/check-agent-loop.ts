@@ -75,6 +75,14 @@ export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAUL
       name: `shouldStopAfterTurn only, sequential, call groups of ${callsPerGroup}, no maxTurns`,
       input: { hooks: { shouldStopAfterTurn: true } as never, toolExecution: "sequential", callsPerGroup },
     },
+    // The loop policies, each alone (every response uses one token).
+    {
+      name: `invalid-call breaker at 1 with a hint, maxTurns ${turns}`,
+      input: { invalidCallLimit: 1, onInvalidCallLimit: "hint", maxTurns: turns, sequentialTools: [SERIAL_TOOL] },
+    },
+    { name: "wrapUp, maxTurns 1", input: { wrapUp: { prompt: "wrap up" }, maxTurns: 1 } },
+    { name: "budget of 1 token with wrapUp, no maxTurns", input: { budget: { tokens: 1 }, wrapUp: { prompt: "wrap up" } } },
+    { name: `budget of ${turns} tokens, no maxTurns`, input: { budget: { tokens: turns } } },
   ];
 }
 

@@ -127,7 +127,8 @@ function response(stopReason: StopReason, calls: ToolCall[], text: boolean): Ass
     api: STUB_MODEL.api,
     provider: STUB_MODEL.provider,
     model: STUB_MODEL.id,
-    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    // One token per response, so a budget of n tokens is reached by the n-th response.
+    usage: { input: 0, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 1, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
     stopReason,
     ...(stopReason === "error" || stopReason === "aborted" ? { errorMessage: `response ${stopReason}` } : {}),
     timestamp: 0,
@@ -161,6 +162,7 @@ const DEFAULT_HOOK_OUTCOMES: Record<string, HookOutcome[]> = {
     { label: "true", output: true, fact: { stopRequested: true } },
   ],
   prepareNextTurn: [{ label: "no change", output: undefined }],
+  invalidCallHint: [{ label: "hint", output: sampleMessage("hint") }],
 };
 
 /** Actor sources the world plays itself rather than answering as a hook. */
@@ -206,6 +208,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
   const hookOutcomes = { ...DEFAULT_HOOK_OUTCOMES, ...options.hookOutcomes };
   const abstractContext = options.abstractContext ?? defaultAbstractContext;
   const maxTurns = typeof input.maxTurns === "number" ? input.maxTurns : null;
+  const limits = { wrapUp: input.wrapUp !== undefined, budget: input.budget !== undefined };
   const parentId = recorders.call.parent?.id;
 
   type Delivery = { to: "loop" | { group: string } | number; event: SentEvent };
@@ -362,9 +365,9 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
     };
   };
 
-  const initial = run({ calls: [], groups: [], modelStarted: false, monitor: createMonitor(maxTurns) }, "init");
+  const initial = run({ calls: [], groups: [], modelStarted: false, monitor: createMonitor(maxTurns, limits) }, "init");
 
-  const modelEvents = (state: LoopWorldState): WorldEvent[] => {
+  const modelEvents = (state: LoopWorldState, withoutTools: boolean): WorldEvent[] => {
     const events: WorldEvent[] = [];
     if (!state.modelStarted) {
       // A streamed response: the requestModel actor emits message_start to the sink itself.
@@ -388,6 +391,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         response: {
           stopReason: message.stopReason,
           calls: message.content.flatMap((block) => (block.type === "toolCall" ? [block.id] : [])),
+          withoutTools,
         },
       },
     });
@@ -439,7 +443,10 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         // or an abort before preparing all become); with beforeToolCall the hook may block or throw.
         const context = call.snapshot.context as ToolCallContext;
         if (marksInvalid(context)) {
-          events.push(done("invalid", { settled: { result: result(SETTLE_TEXT.invalid, false), isError: true } }));
+          events.push({
+            ...done("invalid", { settled: { result: result(SETTLE_TEXT.invalid, false), isError: true, rejected: "invalidArguments" } }),
+            fact: { invalidCall: true },
+          });
         } else {
           events.push(done("prepared", { args: context.toolCall.arguments }));
           if (context.hooks?.beforeToolCall) {
@@ -485,7 +492,9 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         const src = typeof child?.src === "string" ? child.src : "";
         if (src === "requestModel") {
           // The run's model answers only the request of the current turn.
-          if (state.loop.value === "requesting") events.push(...modelEvents(state));
+          // What the request declared is in the actor's input: the wrap-up request has no tools.
+          const requestInput = (child as { options?: { input?: { withoutTools?: boolean } } }).options?.input;
+          if (state.loop.value === "requesting") events.push(...modelEvents(state, requestInput?.withoutTools === true));
         }
         else if (OWN_SOURCES.has(src)) continue;
         else events.push(...hookEvents(id, src));
@@ -517,15 +526,27 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
   };
 }
 
-/** A tool-call actor's context without the call's payload: whether it has args and how it settled. */
+/**
+ * A tool-call actor's context without the call's payload: whether it has args, how
+ * it settled, whether the world marked it invalid (else an invalid sample would be
+ * the same state as a valid one, and never explored), and its retries.
+ */
 function abstractCall(context: unknown): unknown {
-  const { settled, refusal, args, proceeds } = context as {
+  const { settled, refusal, args, proceeds, attempt } = context as {
     settled?: { isError?: boolean; result?: { terminate?: boolean } };
     refusal?: string;
     args?: unknown;
     proceeds?: boolean;
+    attempt?: number;
   };
-  return [refusal !== undefined, args !== undefined, proceeds === true, settled ? [settled.isError === true, settled.result?.terminate === true] : null];
+  return [
+    refusal !== undefined,
+    args !== undefined,
+    proceeds === true,
+    settled ? [settled.isError === true, settled.result?.terminate === true] : null,
+    marksInvalid(context as ToolCallContext),
+    attempt ?? 0,
+  ];
 }
 
 const resultKind = (result: { isError?: boolean } | null) => (result === null ? 0 : result.isError ? 1 : 2);
