@@ -4,8 +4,10 @@
  *   queued ─▶ preparing ─┬─ (settled: refused, unknown, invalid, blocked, aborted) ─▶ done
  *                        ├─ (told call.prepare) ─▶ prepared ─ call.execute ─▶ executing
  *                        └─ (told call.start) ──────────────────────────────▶ executing
- *   executing ─┬─ consultsAfterHook ─▶ finalizing ─▶ done
+ *   executing ─┬─ retries ─▶ waitingToRetry ─ (backoff) ─▶ executing
+ *              ├─ consultsAfterHook ─▶ finalizing ─▶ done
  *              └─▶ done
+ *   (executingWithTimeout: the same, for a tool with `timeoutMs`; when it passes ─▶ done, timed out)
  *
  * Its batch spawns it (system id `toolCall:<id>`) and tells it `call.start`
  * (prepare, then execute) or `call.prepare` (prepare, report `tool.prepared`,
@@ -25,6 +27,7 @@ import { assign, emit, enqueueActions, fromPromise, sendParent, setup } from "xs
 import type { AgentEvent, AgentToolResult, BeforeToolCallResult } from "../src/types.js";
 import type { CallHookScope, LoopToToolCallEvent, SettledToolCall, ToolCallInput, ToolCallToLoopEvent } from "./events.js";
 import { describeThrown } from "../src/describe-thrown.js";
+import { timedOutText } from "./loop-policies.js";
 
 /** Context of a tool-call actor. JSON-serializable. */
 export interface ToolCallContext extends ToolCallInput {
@@ -34,6 +37,8 @@ export interface ToolCallContext extends ToolCallInput {
   settled?: SettledToolCall;
   /** Told `call.start`: goes on from preparation to execution without waiting. */
   proceeds?: boolean;
+  /** Which run of the tool this is, once it was retried (2 for the first retry). */
+  attempt?: number;
 }
 
 /** Builds the error result every failure on a tool's path becomes. */
@@ -105,8 +110,19 @@ export const toolCallMachine = setup({
     /** Applies `afterToolCall` overrides. Stand-in: keeps the executed result. */
     afterToolCall: fromPromise<SettledToolCall, FinalizeToolCallInput>(async ({ input }) => input.executed),
   },
+  delays: {
+    /** The tool's `timeoutMs` (only `executingWithTimeout` waits on it). */
+    toolTimeout: ({ context }) => context.policy?.timeoutMs ?? 0,
+    /** `retry.backoffMs`, doubled before each further retry. */
+    retryBackoff: ({ context }) => (context.policy?.retry?.backoffMs ?? 0) * 2 ** ((context.attempt ?? 2) - 2),
+  },
   guards: {
     isRefused: ({ context }) => context.refusal !== undefined,
+    hasTimeout: ({ context }) => context.policy?.timeoutMs !== undefined,
+    proceedsWithTimeout: ({ context }) => context.proceeds === true && context.policy?.timeoutMs !== undefined,
+    /** The tool threw an error it marks retryable, and its retry policy allows another run. */
+    retries: ({ context }, settled: SettledToolCall) =>
+      settled.retryable === true && context.policy?.retry !== undefined && (context.attempt ?? 1) < context.policy.retry.attempts,
     settledInPreparation: (_, prepared: PreparedCall) => "settled" in prepared,
     proceeds: ({ context }) => context.proceeds === true,
     consultsAfterHook: ({ context }) => context.hooks?.afterToolCall === true,
@@ -119,6 +135,10 @@ export const toolCallMachine = setup({
     /** Records the call's outcome: the executed (or finalized) result. */
     settle: assign((_, settled: SettledToolCall) => ({ settled })),
     settleWithRefusal: assign(({ context }) => ({ settled: { result: errorResult(context.refusal ?? ""), isError: true } })),
+    settleTimedOut: assign(({ context }) => ({
+      settled: { result: errorResult(timedOutText(context.toolCall.name, context.policy?.timeoutMs ?? 0)), isError: true },
+    })),
+    countAttempt: assign(({ context }) => ({ attempt: (context.attempt ?? 1) + 1 })),
     settleWithError: assign((_, params: { error: unknown }) => ({ settled: { result: errorResult(errorText(params.error)), isError: true } })),
     /** `tool_execution_start`, emitted by this call's actor. */
     announceStart: emit(({ context }) => ({
@@ -183,6 +203,7 @@ export const toolCallMachine = setup({
             target: "done",
             actions: { type: "acceptPrepared", params: ({ event }) => event.output },
           },
+          { guard: "proceedsWithTimeout", target: "executingWithTimeout", actions: { type: "acceptPrepared", params: ({ event }) => event.output } },
           { guard: "proceeds", target: "executing", actions: { type: "acceptPrepared", params: ({ event }) => event.output } },
           { target: "prepared", actions: { type: "acceptPrepared", params: ({ event }) => event.output } },
         ],
@@ -193,7 +214,7 @@ export const toolCallMachine = setup({
     prepared: {
       entry: "reportPrepared",
       on: {
-        "call.execute": "executing",
+        "call.execute": [{ guard: "hasTimeout", target: "executingWithTimeout" }, { target: "executing" }],
         "call.cancel": { target: "done", actions: cancelled },
       },
     },
@@ -205,11 +226,33 @@ export const toolCallMachine = setup({
         src: "executeTool",
         input: ({ context }): ExecuteToolInput => ({ toolCall: context.toolCall, args: context.args }),
         onDone: [
+          { guard: { type: "retries", params: settledFromOutput }, target: "waitingToRetry", actions: "countAttempt" },
           { guard: "consultsAfterHook", target: "finalizing", actions: { type: "settle", params: settledFromOutput } },
           { target: "done", actions: { type: "settle", params: settledFromOutput } },
         ],
         onError: { target: "done", actions: { type: "settleWithError", params: ({ event }) => ({ error: event.error }) } },
       },
+    },
+    // `executing` with the tool's `timeoutMs`: when it passes, leaving stops the tool (its signal aborts).
+    executingWithTimeout: {
+      on: { "call.cancel": { target: "done", actions: cancelled } },
+      after: { toolTimeout: { target: "done", actions: "settleTimedOut" } },
+      invoke: {
+        id: "executeTool",
+        src: "executeTool",
+        input: ({ context }): ExecuteToolInput => ({ toolCall: context.toolCall, args: context.args }),
+        onDone: [
+          { guard: { type: "retries", params: settledFromOutput }, target: "waitingToRetry", actions: "countAttempt" },
+          { guard: "consultsAfterHook", target: "finalizing", actions: { type: "settle", params: settledFromOutput } },
+          { target: "done", actions: { type: "settle", params: settledFromOutput } },
+        ],
+        onError: { target: "done", actions: { type: "settleWithError", params: ({ event }) => ({ error: event.error }) } },
+      },
+    },
+    // The tool threw a retryable error: wait `retry.backoffMs` (doubling), then run it again.
+    waitingToRetry: {
+      on: { "call.cancel": { target: "done", actions: cancelled } },
+      after: { retryBackoff: [{ guard: "hasTimeout", target: "executingWithTimeout" }, { target: "executing" }] },
     },
     finalizing: {
       on: { "call.cancel": { target: "done", actions: cancelled } },

@@ -20,6 +20,7 @@ import {
 import type { AgentEvent, AgentLoopConfig, AgentToolResult, ToolCall } from "../types.js";
 import { hookContext, type RunServices } from "../run-environment.js";
 import { validateToolArguments } from "../validation.js";
+import { isRetryableError } from "../errors/retryable-tool-error.js";
 import { checkAfterToolCallResult, checkBeforeToolCallResult, normalizeToolResult } from "../tool-result.js";
 
 export { BLOCKED_MESSAGE } from "../../machines/tool-call.machine.js";
@@ -103,7 +104,7 @@ export function createExecuteToolActor(services: RunServices) {
       const result = await tool.execute(toolCall.id, input.args as never, callSignal(signal, services.signal), onUpdate);
       return normalizeToolResult(toolCall.name, result);
     } catch (error) {
-      return failed(errorText(error));
+      return isRetryableError(error) ? { ...failed(errorText(error)), retryable: true } : failed(errorText(error));
     } finally {
       live = false;
     }

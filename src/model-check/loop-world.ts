@@ -96,7 +96,8 @@ export interface LoopWorldMachines {
 
 /** Name of the tool that declares sequential execution in sample batches. */
 export const SERIAL_TOOL = "serialTool";
-const TOOL = "tool";
+/** Name of the tool of every other sample call. */
+export const TOOL = "tool";
 
 const STUB_MODEL: Model = {
   id: "model-check",
@@ -438,6 +439,10 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           done("succeeds, terminate", { result: result(SETTLE_TEXT.ok, true), isError: false }),
           fail("the execute actor fails"),
         );
+        // A tool with a retry policy may throw an error it marks retryable.
+        if ((call.snapshot.context as ToolCallContext).policy?.retry) {
+          events.push(done("throws, retryable", { result: result(SETTLE_TEXT.throws, false), isError: true, retryable: true }));
+        }
       } else if (src === "prepareCall") {
         // Arguments the world marked invalid settle at once (what an unknown tool, invalid arguments
         // or an abort before preparing all become); with beforeToolCall the hook may block or throw.
@@ -466,6 +471,12 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         );
       } else {
         events.push(done(`${src || id} done`, undefined), fail(`${src || id} throws`));
+      }
+    }
+    // The call's delayed transitions (a tool's timeout, a retry's backoff): the timer may fire.
+    for (const node of (call.snapshot as { _nodes?: { after?: { eventType: string }[] }[] })._nodes ?? []) {
+      for (const delayed of node.after ?? []) {
+        events.push({ type: label(`timer ${delayed.eventType.split(".")[2] ?? delayed.eventType} fires`), call: call.index, send: { type: delayed.eventType } });
       }
     }
     return events;
