@@ -19,9 +19,10 @@
  * stand-ins without I/O (so `xstate/graph` can traverse the machine); `src/actors/`
  * provides the real ones with `machine.provide(...)`.
  */
-import { assign, emit, enqueueActions, fromCallback, fromPromise, raise, sendTo, setup } from "xstate";
+import { assign, emit, enqueueActions, fromCallback, fromPromise, raise, sendTo, setup, type AnyActorRef } from "xstate";
 import type { AgentEvent, AgentMessage, AssistantMessage, ExitReason, ToolResultMessage } from "../src/types.js";
-import type { AgentLoopEvent, NextTurnUpdate, RequestModelInput, TurnHookInput } from "./events.js";
+import { callSystemId, type AgentLoopEvent, type ApprovalDecisionEvent, type NextTurnUpdate, type RequestModelInput, type TurnHookInput } from "./events.js";
+import type { ToolCallContext } from "./tool-call.machine.js";
 import { CALL_GROUP_SIZE, callGroupMachine } from "./call-group.machine.js";
 import { toolCallMachine } from "./tool-call.machine.js";
 import { transcriptMessages, transcriptOf } from "./transcript.js";
@@ -47,9 +48,11 @@ import {
   failedResponse,
   finalExitReason,
   abandonWarning,
+  approvalWarning,
   hookFailure,
   indexRange,
   newBatch,
+  runsSequentially,
   toolCallsOf,
   turnHookInput,
   withRunning,
@@ -125,6 +128,7 @@ export const agentLoopMachine = setup({
     hasPendingMessages: ({ context }) => context.pending.length > 0,
     hasToolCalls: ({ context }) => toolCallsOf(context.assistant).length > 0,
     isAborted: ({ context }) => context.aborted,
+    wasAbandoned: ({ context }) => context.abandoned === true,
     reachedMaxTurns: ({ context }) => context.maxTurns !== undefined && context.turn >= context.maxTurns,
     reachedInvalidCallLimit: ({ context }) =>
       context.invalidStreak !== undefined && context.invalidCallLimit > 0 && context.invalidStreak.count >= context.invalidCallLimit,
@@ -178,8 +182,7 @@ export const agentLoopMachine = setup({
     })),
     startBatch: enqueueActions(({ context, enqueue }) => {
       const calls = toolCallsOf(context.assistant);
-      const sequential =
-        context.toolExecution === "sequential" || calls.some((call) => context.sequentialTools.includes(call.name));
+      const sequential = runsSequentially(context.toolExecution, calls, context.sequentialTools);
       const handshake = sequential || context.hooks.beforeToolCall;
       enqueue.assign({ batch: newBatch(calls, { sequential, handshake, callsPerGroup: context.callsPerGroup }) });
     }),
@@ -191,14 +194,18 @@ export const agentLoopMachine = setup({
     spawnCalls: enqueueActions(({ context, enqueue }) => {
       const batch = context.batch as ToolBatch;
       const inputs = callInputs(context);
+      const registers = context.registersCalls;
       if (batch.groups === 0) {
-        inputs.forEach((input, index) => enqueue.spawnChild("toolCall", { id: batch.actorIds[index] as string, input }));
+        inputs.forEach((input, index) => {
+          const id = batch.actorIds[index] as string;
+          enqueue.spawnChild("toolCall", { id, ...(registers ? { systemId: callSystemId(id) } : {}), input });
+        });
         return;
       }
       const size = context.callsPerGroup;
       for (let group = 0; group < batch.groups; group += 1) {
         const from = group * size;
-        const input = { calls: inputs.slice(from, from + size), actorIds: batch.actorIds.slice(from, from + size) };
+        const input = { calls: inputs.slice(from, from + size), actorIds: batch.actorIds.slice(from, from + size), registersCalls: registers };
         enqueue.spawnChild("callGroup", { id: callGroupId(group), input });
       }
     }),
@@ -259,6 +266,9 @@ export const agentLoopMachine = setup({
         content: params.result.content ?? [],
         details: params.result.details,
         isError: params.isError,
+        ...(params.result.usage === undefined ? {} : { usage: params.result.usage }),
+        ...(params.result.addedToolNames === undefined ? {} : { addedToolNames: params.result.addedToolNames }),
+        ...(params.durationMs === undefined ? {} : { durationMs: params.durationMs }),
         timestamp: Date.now(),
       };
       const terminates = batch.terminates.slice();
@@ -332,12 +342,64 @@ export const agentLoopMachine = setup({
       };
     }),
     markAborted: assign({ aborted: true }),
+    markAbandoned: assign({ abandoned: true }),
     /** After the grace period, `run.abandon` stops the waiting on whatever ignored the abort. */
     scheduleAbandon: raise({ type: "run.abandon" }, { id: "abandon", delay: "abortGrace" }),
     /** Says what the run stops waiting on (a hook, the stream, or the batch's unsettled calls). */
     warnAbandoned: emit(({ context }, params: { waitingOn?: string }) => abandonWarning(context, params.waitingOn)),
     /** Tells the model request to give up on its stream: it answers with an aborted response. */
     abandonRequest: sendTo("requestModel", { type: "run.abandon" }),
+    /** Tells every started, unsettled call the run was aborted: a call awaiting approval settles aborted, the others ignore it. */
+    abortAwaitingCalls: enqueueActions(({ context, enqueue }) => {
+      const batch = context.batch;
+      if (!batch) return;
+      const indexes = indexRange(0, batch.started).filter((index) => batch.results[index] === null);
+      if (indexes.length === 0) return;
+      for (const delivery of callDeliveries(context, indexes, { type: "call.abort", reason: ABORTED_MESSAGE })) {
+        enqueue.sendTo(delivery.to, delivery.event);
+      }
+    }),
+    /**
+     * Hands a decision to the call it names, found by its system id (whatever the
+     * batch structure). `always` also records the tool as approved for good and
+     * tells the batch's other calls of that tool. A call that is unknown or not
+     * waiting gets nothing: the loop emits a `warning` instead. After an abort an
+     * approval aborts the call instead of running it.
+     */
+    routeDecision: enqueueActions(({ context, enqueue, system }, decision: ApprovalDecisionEvent) => {
+      const call = system.get(callSystemId(decision.toolCallId)) as AnyActorRef | undefined;
+      const snapshot = call?.getSnapshot() as { value?: unknown; context?: ToolCallContext } | undefined;
+      if (!call || !snapshot?.context) {
+        enqueue.emit(approvalWarning(decision.toolCallId, "is not a call of the current tool batch"));
+        return;
+      }
+      if (snapshot.value !== "awaitingApproval") {
+        const { approval, settled } = snapshot.context;
+        const problem =
+          approval === "approved" ? "was already approved" : approval === "asked" && settled ? "was already rejected or aborted" : "is not awaiting approval";
+        enqueue.emit(approvalWarning(decision.toolCallId, problem));
+        return;
+      }
+      if (decision.type === "tool.reject") {
+        enqueue.sendTo(call, { type: "call.reject", ...(decision.reason !== undefined ? { reason: decision.reason } : {}) });
+        return;
+      }
+      if (context.aborted) {
+        enqueue.sendTo(call, { type: "call.abort", reason: ABORTED_MESSAGE });
+        return;
+      }
+      enqueue.sendTo(call, { type: "call.approve" });
+      const toolName = snapshot.context.toolCall.name;
+      if (decision.always !== true || context.approvedTools.includes(toolName)) return;
+      enqueue.assign({ approvedTools: [...context.approvedTools, toolName] });
+      const batch = context.batch;
+      if (!batch) return;
+      batch.calls.forEach((other, index) => {
+        const id = batch.actorIds[index] as string;
+        const sibling = other.name === toolName && id !== decision.toolCallId ? system.get(callSystemId(id)) : undefined;
+        if (sibling) enqueue.sendTo(sibling as AnyActorRef, { type: "call.preapprove" });
+      });
+    }),
     /** Cancels every call that started and has not settled: each settles with the aborted result. */
     cancelRunningCalls: enqueueActions(({ context, enqueue }) => {
       const batch = context.batch;
@@ -391,6 +453,7 @@ export const agentLoopMachine = setup({
       followUp: input.hooks?.followUp ?? false,
       shouldStopAfterTurn: input.hooks?.shouldStopAfterTurn ?? false,
       prepareNextTurn: input.hooks?.prepareNextTurn ?? false,
+      needsApproval: input.hooks?.needsApproval ?? false,
     },
     callsPerGroup: Math.max(1, Math.floor(input.callsPerGroup ?? CALL_GROUP_SIZE)),
     abortGraceMs: input.abortGraceMs ?? ABORT_GRACE_MS,
@@ -400,13 +463,17 @@ export const agentLoopMachine = setup({
     ...(input.budget !== undefined ? { budget: input.budget } : {}),
     ...(input.toolPolicies !== undefined ? { toolPolicies: input.toolPolicies } : {}),
     ...(input.maxParallelCalls !== undefined ? { maxParallelCalls: input.maxParallelCalls } : {}),
+    approvedTools: input.approvedTools ?? [],
+    registersCalls: input.registersCalls === true,
     turn: 1,
     toolResults: [],
     terminated: false,
     aborted: false,
   }),
   on: {
-    "run.abort": { guard: "notAborted", actions: ["markAborted", "scheduleAbandon"] },
+    "run.abort": { guard: "notAborted", actions: ["markAborted", "scheduleAbandon", "abortAwaitingCalls"] },
+    "tool.approve": { actions: { type: "routeDecision", params: ({ event }) => event } },
+    "tool.reject": { actions: { type: "routeDecision", params: ({ event }) => event } },
   },
   initial: "starting",
   states: {
@@ -500,7 +567,8 @@ export const agentLoopMachine = setup({
       entry: "spawnCalls",
       exit: "stopCalls",
       on: {
-        "run.abandon": { actions: [{ type: "warnAbandoned", params: {} }, "cancelRunningCalls"] },
+        // The abandon fires once: after it, the run calls no further hook (one could hang it for good).
+        "run.abandon": { actions: [{ type: "warnAbandoned", params: {} }, "cancelRunningCalls", "markAbandoned"] },
       },
       states: {
         // Every call was spawned on entering the batch.
@@ -575,6 +643,7 @@ export const agentLoopMachine = setup({
     endingTurn: {
       entry: "emitTurnEnd",
       always: [
+        { guard: "wasAbandoned", target: "done", actions: { type: "exitWith", params: { reason: "aborted" } } },
         // The wrap-up answer is the run's last word: no hook is asked, no message polled.
         { guard: "isWrapUpTurn", target: "done", actions: "exitAfterWrapUp" },
         { guard: "asksShouldStop", target: "checkingStop" },
@@ -667,6 +736,8 @@ export const agentLoopMachine = setup({
       ],
     },
     hintingInvalidCall: {
+      // The hint runs no user code, but an aborted run never waits on it past the grace period.
+      on: { "run.abandon": { target: "done", actions: { type: "exitWith", params: { reason: "aborted" } } } },
       invoke: {
         id: "invalidCallHint",
         src: "invalidCallHint",

@@ -14,7 +14,7 @@
  * order given, and passes their reports (`tool.*`) on to the loop.
  */
 import { enqueueActions, sendParent, setup } from "xstate";
-import type { LoopToCallGroupEvent, ToolCallInput, ToolCallToLoopEvent } from "./events.js";
+import { callSystemId, type LoopToCallGroupEvent, type ToolCallInput, type ToolCallToLoopEvent } from "./events.js";
 import { toolCallMachine } from "./tool-call.machine.js";
 
 /** Default of the loop's `callsPerGroup`: the most calls the loop, or one group, parents. */
@@ -25,6 +25,8 @@ export interface CallGroupInput {
   calls: ToolCallInput[];
   /** Actor id of each call (the tool call id, made unique within the batch). */
   actorIds: string[];
+  /** Register each call under its system id `toolCall:<id>` (the loop's `registersCalls`). */
+  registersCalls?: boolean;
 }
 
 /** Context of a call group: the actor id of each of its calls, by source index. */
@@ -55,7 +57,7 @@ export const callGroupMachine = setup({
     const calls: Record<number, string> = {};
     input.calls.forEach((call, position) => {
       const id = input.actorIds[position] as string;
-      spawn("toolCall", { id, input: call });
+      spawn("toolCall", { id, ...(input.registersCalls ? { systemId: callSystemId(id) } : {}), input: call });
       calls[call.index] = id;
     });
     return { calls };

@@ -24,6 +24,8 @@ export interface SettledToolCall {
   rejected?: "unknownTool" | "invalidArguments";
   /** Set when the tool threw an error it marks retryable. */
   retryable?: true;
+  /** Milliseconds the tool's `execute` took (monotonic clock, rounded); absent when the tool did not run. */
+  durationMs?: number;
 }
 
 /** Input of one spawned tool-call actor. */
@@ -46,6 +48,8 @@ export interface ToolCallInput {
   hookScope?: CallHookScope;
   /** The tool's timeout and retry policy, when it has one. */
   policy?: ToolCallPolicy;
+  /** The run already approved this call's tool for good (`always`): a call that would ask for approval goes on. */
+  preapproved?: boolean;
 }
 
 /**
@@ -73,6 +77,7 @@ export type ToolCallToLoopEvent =
       result: AgentToolResult<unknown>;
       isError: boolean;
       rejected?: SettledToolCall["rejected"];
+      durationMs?: number;
     };
 
 /**
@@ -84,7 +89,33 @@ export type LoopToToolCallEvent =
   | { type: "call.prepare" }
   | { type: "call.start" }
   | { type: "call.execute" }
-  | { type: "call.cancel"; reason: string };
+  | { type: "call.cancel"; reason: string }
+  | CallApprovalEvent;
+
+/**
+ * What the loop tells a call about approval: the user's decision for a call
+ * waiting in `awaitingApproval` (`call.approve` / `call.reject`), that its tool
+ * was approved for good meanwhile (`call.preapprove`, any step), or that the run
+ * was aborted (`call.abort`: a call waiting for a decision settles aborted; any
+ * other step ignores it and honours the run's signal itself).
+ */
+export type CallApprovalEvent =
+  | { type: "call.approve" }
+  | { type: "call.reject"; reason?: string }
+  | { type: "call.preapprove" }
+  | { type: "call.abort"; reason: string };
+
+/**
+ * The user's decision on a call waiting for approval, sent to the loop (any
+ * batch structure: the loop finds the call by its system id `toolCall:<id>`).
+ * `always` approves the call's tool for the rest of the run (recorded in the
+ * loop's `approvedTools`, so it persists in the snapshot). A decision for a call
+ * that is not waiting, or an unknown id, changes nothing and emits a `warning`
+ * with reason `approval`.
+ */
+export type ApprovalDecisionEvent =
+  | { type: "tool.approve"; toolCallId: string; always?: boolean }
+  | { type: "tool.reject"; toolCallId: string; reason?: string };
 
 /** What the loop sends a call group: deliver `event` to its calls at `indexes` (source order), in that order. */
 export type LoopToCallGroupEvent = { type: "group.send"; indexes: number[]; event: LoopToToolCallEvent };
@@ -138,4 +169,7 @@ export interface TurnHookInput {
 export type RunControlEvent = { type: "run.abort" } | { type: "run.abandon" };
 
 /** Every event the loop machine accepts. */
-export type AgentLoopEvent = ModelStreamEvent | ToolCallToLoopEvent | RunControlEvent;
+export type AgentLoopEvent = ModelStreamEvent | ToolCallToLoopEvent | RunControlEvent | ApprovalDecisionEvent;
+
+/** System id of the actor of the tool call whose actor id is `actorId` (the tool call id, made unique within the batch). */
+export const callSystemId = (actorId: string): string => `toolCall:${actorId}`;

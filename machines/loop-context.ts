@@ -36,6 +36,8 @@ export interface AgentLoopHooks {
   followUp: boolean;
   shouldStopAfterTurn: boolean;
   prepareNextTurn: boolean;
+  /** Some tool decides `needsApproval` with a function: its calls are shown the run's context, as hooks are. */
+  needsApproval: boolean;
 }
 
 /** Input of the loop machine. All plain data. */
@@ -72,6 +74,16 @@ export interface AgentLoopInput {
   toolPolicies?: ToolPolicies;
   /** At most this many calls of a parallel batch execute at once. */
   maxParallelCalls?: number;
+  /** Names of tools approved for good before the run: their calls never wait for approval. */
+  approvedTools?: string[];
+  /**
+   * Register each call under its system id `toolCall:<id>`, where `tool.approve` /
+   * `tool.reject` find it whatever the batch structure. The runtime sets it
+   * (`createAgentLoopActor`). Off by default: a pure exploration (xstate/graph, the
+   * model checker) spawns the same call on many paths within one actor system, and
+   * a system id can be registered only once.
+   */
+  registersCalls?: boolean;
 }
 
 /** The tool batch of the current turn. */
@@ -140,6 +152,10 @@ export interface AgentLoopContext {
   spent?: BudgetSpent;
   toolPolicies?: ToolPolicies;
   maxParallelCalls?: number;
+  /** Tools approved for good (the input's, and every `tool.approve` with `always`): their calls do not wait. */
+  approvedTools: string[];
+  /** See {@link AgentLoopInput.registersCalls}. */
+  registersCalls: boolean;
   /** Turns started so far. */
   turn: number;
   assistant?: AssistantMessage;
@@ -148,6 +164,11 @@ export interface AgentLoopContext {
   /** The last batch asked to terminate (every result set `terminate`). */
   terminated: boolean;
   aborted: boolean;
+  /**
+   * The grace period after the abort ran out while a batch still waited on a call:
+   * the run waits on no user function any more and ends after the turn's `turn_end`.
+   */
+  abandoned?: boolean;
   exitReason?: ExitReason;
   errorMessage?: string;
 }
@@ -161,6 +182,16 @@ export interface AgentLoopOutput {
 
 export const toolCallsOf = (message: AssistantMessage | undefined): ToolCall[] =>
   message ? (message.content.filter((block) => block.type === "toolCall") as ToolCall[]) : [];
+
+/**
+ * Whether a batch runs one call at a time: when the run says so
+ * (`toolExecution: "sequential"`), or when any call of the batch names a tool that
+ * declares `executionMode: "sequential"` (pi's rule; a tool's `"parallel"` cannot
+ * make a sequential run parallel). Calls of unknown tools count for nothing.
+ */
+export function runsSequentially(toolExecution: ToolExecutionMode, calls: readonly ToolCall[], sequentialTools: readonly string[]): boolean {
+  return toolExecution === "sequential" || calls.some((call) => sequentialTools.includes(call.name));
+}
 
 const uniqueActorIds = (calls: ToolCall[]): string[] => {
   const seen = new Set<string>();
@@ -231,7 +262,7 @@ export function callInputs(context: AgentLoopContext): ToolCallInput[] {
   const batch = context.batch as ToolBatch;
   const hooks = { beforeToolCall: context.hooks.beforeToolCall, afterToolCall: context.hooks.afterToolCall };
   const hookScope =
-    hooks.beforeToolCall || hooks.afterToolCall
+    hooks.beforeToolCall || hooks.afterToolCall || context.hooks.needsApproval
       ? { assistantMessage: context.assistant as AssistantMessage, systemPrompt: context.systemPrompt, messages: context.messages }
       : undefined;
   const policies = context.toolPolicies?.calls;
@@ -245,6 +276,7 @@ export function callInputs(context: AgentLoopContext): ToolCallInput[] {
       ...(hookScope ? { hookScope } : {}),
       ...(batch.refusal !== undefined ? { refusal: batch.refusal } : {}),
       ...(policy ? { policy } : {}),
+      ...(context.approvedTools.includes(toolCall.name) ? { preapproved: true } : {}),
     };
   });
 }
@@ -308,4 +340,9 @@ export function abandonWarning(context: AgentLoopContext, waitingOn?: string): E
     reason: "abandoned",
     message: `${what} did not honour the abort within ${context.abortGraceMs} ms; the run stopped waiting, and a late settle will be ignored`,
   };
+}
+
+/** The `warning` the loop emits for a decision it cannot apply (unknown call, or a call not awaiting approval). */
+export function approvalWarning(toolCallId: string, problem: string): Extract<AgentEvent, { type: "warning" }> {
+  return { type: "warning", reason: "approval", toolCallId, message: `tool call ${JSON.stringify(toolCallId)} ${problem}; the decision was ignored` };
 }

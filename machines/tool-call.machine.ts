@@ -2,6 +2,8 @@
  * One tool call, as its own actor:
  *
  *   queued ─▶ preparing ─┬─ (settled: refused, unknown, invalid, blocked, aborted) ─▶ done
+ *                        ├─ (asks approval) ─▶ awaitingApproval ─┬─ call.approve ─▶ prepared | executing
+ *                        │                                       └─ call.reject / call.abort ─▶ done
  *                        ├─ (told call.prepare) ─▶ prepared ─ call.execute ─▶ executing
  *                        └─ (told call.start) ──────────────────────────────▶ executing
  *   executing ─┬─ retries ─▶ waitingToRetry ─ (backoff) ─▶ executing
@@ -22,6 +24,14 @@
  * need as input from this context; `src/actors/` provides the real ones. The call
  * emits its own `tool_execution_start` (entering `preparing`) and
  * `tool_execution_end` (settling). The context is plain data, changed only through `assign`.
+ *
+ * Approval: when preparation says the call needs a human decision (the tool's
+ * `needsApproval`, or `beforeToolCall` returning `{ approval: "ask" }`) and its
+ * tool was not approved for good, the call waits in `awaitingApproval` and emits
+ * `approval_requested`. For its batch it counts as prepared (it reports
+ * `tool.prepared` when asked to, and remembers a `call.execute`), so a parallel
+ * batch goes on; it executes once approved and released. A rejection settles it
+ * with an error result carrying the reason.
  */
 import { assign, emit, enqueueActions, fromPromise, sendParent, setup } from "xstate";
 import type { AgentEvent, AgentToolResult, BeforeToolCallResult } from "../src/types.js";
@@ -35,10 +45,12 @@ export interface ToolCallContext extends ToolCallInput {
   args?: unknown;
   /** The settled result, once known. */
   settled?: SettledToolCall;
-  /** Told `call.start`: goes on from preparation to execution without waiting. */
+  /** Told `call.start` (or released by `call.execute` while awaiting approval): goes on to execution once ready. */
   proceeds?: boolean;
   /** Which run of the tool this is, once it was retried (2 for the first retry). */
   attempt?: number;
+  /** Set once the call asked for approval: `"asked"` while waiting, `"approved"` after. */
+  approval?: "asked" | "approved";
 }
 
 /** Builds the error result every failure on a tool's path becomes. */
@@ -52,12 +64,15 @@ export const errorText = describeThrown;
 /** Input of the `prepareCall` actor. */
 export interface PrepareCallInput {
   toolCall: ToolCallInput["toolCall"];
-  /** Set when the run has `beforeToolCall`: what the hook is shown. */
+  /** Set when the run has a call hook or a tool with a `needsApproval` function: what they are shown. */
   hookScope?: CallHookScope;
 }
 
-/** What preparation ends with: the arguments to execute with, or the call's result already. */
-export type PreparedCall = { args: unknown } | { settled: SettledToolCall };
+/**
+ * What preparation ends with: the arguments to execute with (and whether a human
+ * must approve the call first), or the call's result already.
+ */
+export type PreparedCall = { args: unknown; approval?: "ask" } | { settled: SettledToolCall };
 
 /** Input of the `executeTool` actor. */
 export interface ExecuteToolInput {
@@ -73,6 +88,15 @@ export interface FinalizeToolCallInput extends ExecuteToolInput {
 
 /** Text of the result when `beforeToolCall` blocks without a reason. */
 export const BLOCKED_MESSAGE = "Tool execution was blocked";
+
+/** Text of the result of a call the user rejected; a reason given follows it. */
+export const REJECTED_MESSAGE = "Tool call was rejected";
+
+/** The settled result a rejection becomes: an error result with the reason. */
+export function rejectedResult(reason: string | undefined): SettledToolCall {
+  const text = reason === undefined || reason === "" ? REJECTED_MESSAGE : `${REJECTED_MESSAGE}: ${reason}`;
+  return { result: errorResult(text), isError: true };
+}
 
 export const missingResult = (): SettledToolCall => ({ result: errorResult("Tool call ended without a result"), isError: true });
 
@@ -124,6 +148,7 @@ export const toolCallMachine = setup({
     retries: ({ context }, settled: SettledToolCall) =>
       settled.retryable === true && context.policy?.retry !== undefined && (context.attempt ?? 1) < context.policy.retry.attempts,
     settledInPreparation: (_, prepared: PreparedCall) => "settled" in prepared,
+    asksApproval: ({ context }, prepared: PreparedCall) => "args" in prepared && prepared.approval === "ask" && context.preapproved !== true,
     proceeds: ({ context }) => context.proceeds === true,
     consultsAfterHook: ({ context }) => context.hooks?.afterToolCall === true,
   },
@@ -131,7 +156,21 @@ export const toolCallMachine = setup({
     /** Remembers that the batch said `call.start`: execute once prepared. */
     proceedWhenPrepared: assign({ proceeds: true }),
     /** Records what preparation ended with: the arguments, or the result. */
-    acceptPrepared: assign((_, prepared: PreparedCall) => prepared),
+    acceptPrepared: assign((_, prepared: PreparedCall) => ("settled" in prepared ? { settled: prepared.settled } : { args: prepared.args })),
+    /** Records that the call waits for a decision. */
+    markAsked: assign({ approval: "asked" as const }),
+    /** Records the approval: the call goes on as prepared. */
+    markApproved: assign({ approval: "approved" as const }),
+    /** The call's tool was approved for good: a later request for approval is granted at once. */
+    markPreapproved: assign({ preapproved: true }),
+    settleWithRejection: assign((_, params: { reason: string | undefined }) => ({ settled: rejectedResult(params.reason) })),
+    /** `approval_requested`, emitted by this call's actor as it starts waiting. */
+    announceApprovalRequest: emit(({ context }) => ({
+      type: "approval_requested" as const,
+      toolCallId: context.toolCall.id,
+      toolName: context.toolCall.name,
+      args: context.args,
+    })),
     /** Records the call's outcome: the executed (or finalized) result. */
     settle: assign((_, settled: SettledToolCall) => ({ settled })),
     settleWithRefusal: assign(({ context }) => ({ settled: { result: errorResult(context.refusal ?? ""), isError: true } })),
@@ -156,10 +195,12 @@ export const toolCallMachine = setup({
         toolName: context.toolCall.name,
         result: settled.result,
         isError: settled.isError,
+        ...(settled.durationMs === undefined ? {} : { durationMs: settled.durationMs }),
       };
     }),
     reportPrepared: enqueueActions(({ context, enqueue }) => {
-      if (!context.reportsPreparation) return;
+      // An approved call reported on starting to wait.
+      if (!context.reportsPreparation || context.approval === "approved") return;
       enqueue.sendParent({ type: "tool.prepared", toolCallId: context.toolCall.id, index: context.index } satisfies ToolCallToLoopEvent);
     }),
     reportSettled: sendParent(({ context }): ToolCallToLoopEvent => {
@@ -172,6 +213,7 @@ export const toolCallMachine = setup({
         result: settled.result,
         isError: settled.isError,
         ...(settled.rejected !== undefined ? { rejected: settled.rejected } : {}),
+        ...(settled.durationMs === undefined ? {} : { durationMs: settled.durationMs }),
       };
     }),
   },
@@ -179,6 +221,10 @@ export const toolCallMachine = setup({
   id: "toolCall",
   context: ({ input }) => ({ ...input }),
   initial: "queued",
+  on: {
+    // The tool was approved for good while this call was on its way (or done: then nothing changes).
+    "call.preapprove": { actions: "markPreapproved" },
+  },
   states: {
     queued: {
       on: {
@@ -195,13 +241,18 @@ export const toolCallMachine = setup({
         src: "prepareCall",
         input: ({ context }): PrepareCallInput => ({
           toolCall: context.toolCall,
-          ...(context.hooks?.beforeToolCall && context.hookScope ? { hookScope: context.hookScope } : {}),
+          ...(context.hookScope ? { hookScope: context.hookScope } : {}),
         }),
         onDone: [
           {
             guard: { type: "settledInPreparation", params: ({ event }) => event.output },
             target: "done",
             actions: { type: "acceptPrepared", params: ({ event }) => event.output },
+          },
+          {
+            guard: { type: "asksApproval", params: ({ event }) => event.output },
+            target: "awaitingApproval",
+            actions: [{ type: "acceptPrepared", params: ({ event }) => event.output }, "markAsked"],
           },
           { guard: "proceedsWithTimeout", target: "executingWithTimeout", actions: { type: "acceptPrepared", params: ({ event }) => event.output } },
           { guard: "proceeds", target: "executing", actions: { type: "acceptPrepared", params: ({ event }) => event.output } },
@@ -210,7 +261,28 @@ export const toolCallMachine = setup({
         onError: { target: "done", actions: { type: "settleWithError", params: ({ event }) => ({ error: event.error }) } },
       },
     },
-    // Prepared, waiting for the batch's go (`call.execute`); an approval step would sit here.
+    // Waiting for a human decision. For the batch this call is prepared: it reports so
+    // (handshake batches) and remembers the batch's go, to execute once approved.
+    awaitingApproval: {
+      entry: ["announceApprovalRequest", "reportPrepared"],
+      on: {
+        "call.execute": { actions: "proceedWhenPrepared" },
+        "call.approve": [
+          { guard: "proceedsWithTimeout", target: "executingWithTimeout", actions: "markApproved" },
+          { guard: "proceeds", target: "executing", actions: "markApproved" },
+          { target: "prepared", actions: "markApproved" },
+        ],
+        "call.preapprove": [
+          { guard: "proceedsWithTimeout", target: "executingWithTimeout", actions: ["markPreapproved", "markApproved"] },
+          { guard: "proceeds", target: "executing", actions: ["markPreapproved", "markApproved"] },
+          { target: "prepared", actions: ["markPreapproved", "markApproved"] },
+        ],
+        "call.reject": { target: "done", actions: { type: "settleWithRejection", params: ({ event }) => ({ reason: event.reason }) } },
+        "call.abort": { target: "done", actions: cancelled },
+        "call.cancel": { target: "done", actions: cancelled },
+      },
+    },
+    // Prepared, waiting for the batch's go (`call.execute`).
     prepared: {
       entry: "reportPrepared",
       on: {

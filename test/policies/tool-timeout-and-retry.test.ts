@@ -86,9 +86,10 @@ describe("per-tool timeout", () => {
 
   it("leaves a tool that finishes in time alone", async () => {
     const { tool } = echoTool();
+    tool.timeoutMs = 5_000;
     const stream = mockStream([{ calls: [{ id: "e", name: "echo", arguments: { text: "hi", delayMs: 5 } }] }, { text: "done" }]);
     const { result } = await collect(
-      agentLoop([user("go")], { systemPrompt: "", messages: [], tools: [Object.assign(tool, { timeoutMs: 5_000 })] }, baseConfig(), undefined, stream),
+      agentLoop([user("go")], { systemPrompt: "", messages: [], tools: [tool] }, baseConfig(), undefined, stream),
     );
     expect(results(result).map(firstText)).toEqual(["echo: hi"]);
   });
