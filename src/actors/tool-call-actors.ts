@@ -23,7 +23,7 @@ import { validateToolArguments } from "../validation.js";
 import { isRetryableError } from "../errors/retryable-tool-error.js";
 import { checkAfterToolCallResult, checkBeforeToolCallResult, checkOutputSchema, normalizeToolResult } from "../tool-result.js";
 
-export { BLOCKED_MESSAGE } from "../../machines/tool-call.machine.js";
+export { BLOCKED_MESSAGE, REJECTED_MESSAGE } from "../../machines/tool-call.machine.js";
 
 const failed = (text: string): SettledToolCall => ({ result: errorResult(text), isError: true });
 

@@ -1,9 +1,10 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseNonNegativeInt, parseOptions, parsePositiveInt } from "./parse-options.js";
+import { parseDuration, parseNonNegativeInt, parseOptions, parsePositiveInt, parsePositiveNumber } from "./parse-options.js";
 import { DEFAULT_TOOL_NAMES, TOOL_NAMES } from "./cli-defaults.js";
 import { parseToolList } from "./resolve-tools.js";
 import { UsageError } from "./usage-error.js";
+import { SESSION_ID_PATTERN } from "../sessions/session-store.js";
 
 /** `loopchart run`'s options, validated. */
 export interface RunArgs {
@@ -19,6 +20,12 @@ export interface RunArgs {
   cwd: string;
   systemPrompt?: string;
   maxTurns?: number;
+  /** `--wrap-up`: at the turn cap or the budget, one last request without tools for an answer. */
+  wrapUp: boolean;
+  /** `--budget-usd`: the run's cost ceiling (US dollars, from each response's usage). */
+  budgetUsd?: number;
+  /** `--tool-timeout`: every tool call's time limit, in milliseconds. */
+  toolTimeoutMs?: number;
   /** Retries of retryable model failures (429, 5xx); undefined keeps the provider's default. */
   maxRetries?: number;
   /** Absolute path of the trace file, when `--trace` was given. */
@@ -26,6 +33,10 @@ export interface RunArgs {
   /** `--inspect ws://127.0.0.1:N`: a `loopchart inspect` server to send the run to live. */
   inspectUrl?: string;
   json: boolean;
+  /** `--session <id>`: store the run as this durable session (continuing it when it exists). */
+  session?: string;
+  /** `--store <dir | sqlite:file>`: where sessions live; only with `--session`. */
+  store?: string;
 }
 
 /** The `util.parseArgs` options of `loopchart run`. */
@@ -37,10 +48,15 @@ export const RUN_OPTIONS = {
   cwd: { type: "string" },
   system: { type: "string" },
   "max-turns": { type: "string" },
+  "wrap-up": { type: "boolean" },
+  "budget-usd": { type: "string" },
+  "tool-timeout": { type: "string" },
   "max-retries": { type: "string" },
   trace: { type: "string" },
   inspect: { type: "string" },
   json: { type: "boolean" },
+  session: { type: "string" },
+  store: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -49,7 +65,7 @@ export const RUN_OPTIONS = {
  * Throws {@link UsageError} with a message that says what was expected.
  */
 export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs {
-  const { values, positionals } = parseOptions(args, RUN_OPTIONS, "loopchart run --help");
+  const { values, positionals } = parseOptions(args, RUN_OPTIONS, "loopchart run --help", ["max-turns"]);
   const help = values.help === true;
   const prompt = positionals.join(" ").trim();
   if (!help && prompt === "") {
@@ -59,6 +75,12 @@ export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs 
     throw new UsageError("Give either --tools <list> or --all-tools, not both.");
   }
   const tools = values["all-tools"] === true ? [...TOOL_NAMES] : values.tools !== undefined ? parseToolList(String(values.tools)) : [...DEFAULT_TOOL_NAMES];
+  const session = stringValue(values.session, "--session");
+  if (session !== undefined && !SESSION_ID_PATTERN.test(session)) {
+    throw new UsageError(`--session expects an id of 1–128 letters, digits, ".", "_" or "-" (starting with a letter or digit), e.g. --session fix-tests; got "${session}".`);
+  }
+  const store = stringValue(values.store, "--store");
+  if (store !== undefined && session === undefined) throw new UsageError("--store only applies with --session <id>, e.g. --session fix-tests --store sqlite:sessions.db.");
   const cwd = resolve(baseDir, typeof values.cwd === "string" ? values.cwd : ".");
   if (!help) checkDirectory(cwd);
   return {
@@ -70,10 +92,15 @@ export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs 
     cwd,
     systemPrompt: typeof values.system === "string" ? values.system : undefined,
     maxTurns: typeof values["max-turns"] === "string" ? parsePositiveInt("--max-turns", values["max-turns"]) : undefined,
+    wrapUp: values["wrap-up"] === true,
+    ...(typeof values["budget-usd"] === "string" ? { budgetUsd: parsePositiveNumber("--budget-usd", values["budget-usd"], "0.50") } : {}),
+    ...(typeof values["tool-timeout"] === "string" ? { toolTimeoutMs: parseDuration("--tool-timeout", values["tool-timeout"]) } : {}),
     maxRetries: typeof values["max-retries"] === "string" ? parseNonNegativeInt("--max-retries", values["max-retries"]) : undefined,
     tracePath: typeof values.trace === "string" ? resolve(baseDir, nonEmpty(values.trace, "--trace")) : undefined,
     inspectUrl: typeof values.inspect === "string" ? wsUrl(values.inspect) : undefined,
     json: values.json === true,
+    ...(session === undefined ? {} : { session }),
+    ...(store === undefined ? {} : { store }),
   };
 }
 

@@ -8,3 +8,4 @@ export { RetryableToolError, isRetryableError } from "./retryable-tool-error.js"
 export { SessionFileError } from "./session-file-error.js";
 export { SessionVersionError } from "./session-version-error.js";
 export { SessionNotFoundError } from "./session-not-found-error.js";
+export { ApprovalError } from "./approval-error.js";

@@ -48,18 +48,23 @@ export interface CheckAgentLoopOptions {
 }
 
 /**
- * The configurations explored by default: every hook with `maxTurns`; no hook,
- * and `afterToolCall` with steering, in parallel (where the loop prepares and
- * releases a batch at once) with `maxTurns`, the latter with call groups one
- * call smaller than the largest batch; `shouldStopAfterTurn` alone with
- * sequential tools, the same call groups (which then pass on `tool.prepared`) and no cap. (A hook alone takes the paths that skip the others.)
+ * The configurations explored by default: every pi 0.73 hook with `maxTurns`; no
+ * hook, and `afterToolCall` with steering, in parallel (where the loop prepares and
+ * releases a batch at once) with `maxTurns`, the latter with call groups one call
+ * smaller than the largest batch; pi 1.x's turn hooks (`prepareRequest`,
+ * `finishTurn`, `prepareNextTurn`) with follow-up and `maxTurns`;
+ * `shouldStopAfterTurn` and `finishTurn` (so a `continue` decision meets no
+ * follow-up poll) with sequential tools, the same call groups (which then pass on
+ * `tool.prepared`) and no cap. (A hook alone takes the paths that skip the others.)
+ * Three more, one turn each, let the world ask for approval (`approvals`): parallel without and with
+ * `beforeToolCall` (the handshake), and sequential in call groups.
  */
 export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAULT_MODEL_CHECK_MAX_CALLS): ModelCheckConfiguration[] {
   // Groups one call smaller than the largest batch: the largest is spawned in call groups, smaller ones by the loop.
   const callsPerGroup = Math.max(1, maxCalls - 1);
   return [
     {
-      name: `all hooks, parallel, maxTurns ${turns}`,
+      name: `all pi 0.73 hooks, parallel, maxTurns ${turns}`,
       input: {
         hooks: { steering: true, followUp: true, shouldStopAfterTurn: true, prepareNextTurn: true, beforeToolCall: true, afterToolCall: true } as never,
         maxTurns: turns,
@@ -72,8 +77,20 @@ export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAUL
       input: { hooks: { afterToolCall: true, steering: true } as never, maxTurns: turns, callsPerGroup },
     },
     {
-      name: `shouldStopAfterTurn only, sequential, call groups of ${callsPerGroup}, no maxTurns`,
-      input: { hooks: { shouldStopAfterTurn: true } as never, toolExecution: "sequential", callsPerGroup },
+      name: `pi 1.x turn hooks (prepareRequest, finishTurn, prepareNextTurn) and follow-up, parallel, maxTurns ${turns}`,
+      input: { hooks: { prepareRequest: true, finishTurn: true, prepareNextTurn: true, followUp: true } as never, maxTurns: turns },
+    },
+    {
+      name: `shouldStopAfterTurn and finishTurn, sequential, call groups of ${callsPerGroup}, no maxTurns`,
+      input: { hooks: { shouldStopAfterTurn: true, finishTurn: true } as never, toolExecution: "sequential", callsPerGroup },
+    },
+    // Approval: one turn each, so the decisions multiply only the first batch.
+    { name: "approvals, parallel, maxTurns 1", input: { maxTurns: 1 }, approvals: true },
+    { name: "approvals and beforeToolCall, parallel, maxTurns 1", input: { hooks: { beforeToolCall: true } as never, maxTurns: 1 }, approvals: true },
+    {
+      name: `approvals, sequential, call groups of ${callsPerGroup}, maxTurns 1`,
+      input: { toolExecution: "sequential", callsPerGroup, maxTurns: 1 },
+      approvals: true,
     },
     // The loop policies, each alone (every response uses one token).
     {
@@ -93,6 +110,11 @@ export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAUL
           concurrency: {},
         },
       },
+    },
+    {
+      name: "approvals, tool timeout, parallel, maxTurns 1",
+      input: { maxTurns: 1, toolPolicies: { calls: { [TOOL]: { timeoutMs: 10 } }, concurrency: {} } },
+      approvals: true,
     },
     {
       name: "tool timeout, afterToolCall, maxTurns 1",
@@ -141,7 +163,12 @@ export function checkAgentLoop(machine: AnyStateMachine, options: CheckAgentLoop
         onTransitions: (transitions, of) => transitions.forEach((transition) => taken[of].add(transition)),
       },
       input,
-      { maxCalls, ...(options.hookOutcomes ? { hookOutcomes: options.hookOutcomes } : {}), ...(options.abstractContext ? { abstractContext: options.abstractContext } : {}) },
+      {
+        maxCalls,
+        ...(options.hookOutcomes ? { hookOutcomes: options.hookOutcomes } : {}),
+        ...(options.abstractContext ? { abstractContext: options.abstractContext } : {}),
+        ...(configuration.approvals ? { approvals: true } : {}),
+      },
     );
     const result = explore<LoopWorldState, ReturnType<typeof world.events>[number]>(
       { ...world, isFrontier: (state) => state.monitor.turns > turns },

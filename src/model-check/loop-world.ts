@@ -16,7 +16,8 @@
  * world turns these into the response the real `requestModel` actor would send, with
  * the same function (`finalResponse`).
  */
-import { type AnyMachineSnapshot, type AnyStateMachine, type AnyTransitionDefinition, type EventObject } from "xstate";
+import { type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, type AnyTransitionDefinition, type EventObject } from "xstate";
+import { callSystemId } from "../../machines/events.js";
 import type { ToolCallContext } from "../../machines/tool-call.machine.js";
 import type { AgentEvent, AgentMessage, AssistantMessage, Model, StopReason, ToolCall } from "../types.js";
 import {
@@ -99,6 +100,8 @@ export interface LoopWorldOptions {
   hookOutcomes?: Record<string, HookOutcome[]>;
   /** Abstracts the loop's context for state identity; must drop growing data. */
   abstractContext?: (context: unknown) => unknown;
+  /** Preparation may ask for approval, and the user decides (see `ModelCheckConfiguration.approvals`). */
+  approvals?: boolean;
 }
 
 /** The machines of a world and how to record their steps. */
@@ -182,7 +185,16 @@ const DEFAULT_HOOK_OUTCOMES: Record<string, HookOutcome[]> = {
     { label: "false", output: false },
     { label: "true", output: true, fact: { stopRequested: true } },
   ],
-  prepareNextTurn: [{ label: "no change", output: undefined }],
+  prepareNextTurn: [
+    { label: "no change", output: undefined },
+    { label: "1 message", output: { append: [sampleMessage("prepared")] } },
+  ],
+  prepareRequest: [{ label: "no change", output: undefined }],
+  finishTurn: [
+    { label: "no decision", output: undefined },
+    { label: "end", output: "end", fact: { stopRequested: true } },
+    { label: "continue", output: "continue", fact: { continueRequested: true } },
+  ],
   invalidCallHint: [{ label: "hint", output: sampleMessage("hint") }],
 };
 
@@ -195,6 +207,21 @@ export interface LoopWorld {
   events(state: LoopWorldState): WorldEvent[];
   next(state: LoopWorldState, event: WorldEvent): LoopWorldState;
   serialize(state: LoopWorldState): string;
+}
+
+/** The stand-in call refs registered in one recorder's system (shared by every world built on it), and the calls they show. */
+interface StandIns {
+  refs: Map<string, AnyActorRef>;
+  live: WorldCall[];
+}
+const STAND_INS = new WeakMap<object, StandIns>();
+function standInsOf(system: object): StandIns {
+  let found = STAND_INS.get(system);
+  if (!found) {
+    found = { refs: new Map(), live: [] };
+    STAND_INS.set(system, found);
+  }
+  return found;
 }
 
 /** Cap on the events one world step may cascade into (a larger cascade is reported as a livelock). */
@@ -231,6 +258,21 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
   const maxTurns = typeof input.maxTurns === "number" ? input.maxTurns : null;
   const limits = { wrapUp: input.wrapUp !== undefined, budget: input.budget !== undefined };
   const parentId = recorders.call.parent?.id;
+
+  /**
+   * The loop finds a call by its system id (approval decisions). The world's calls
+   * are snapshots, not actors: each call id gets one stand-in ref, registered in the
+   * loop's system, whose snapshot is the call's current one (none once it is gone).
+   * What the loop sends it is delivered to the call like any event for it.
+   */
+  const standIns = standInsOf(recorders.loop.system);
+  const registerStandIn = (id: string) => {
+    if (standIns.refs.has(id)) return;
+    const ref = { id, getSnapshot: () => standIns.live.find((call) => call.id === id)?.snapshot } as unknown as AnyActorRef;
+    standIns.refs.set(id, ref);
+    // XState's own registration (what spawning with a system id does); the system has no public setter.
+    (recorders.loop.system as unknown as { _set(systemId: string, ref: AnyActorRef): void })._set(callSystemId(id), ref);
+  };
 
   type Delivery = { to: "loop" | { group: string } | number; event: SentEvent };
   type Previous = Pick<LoopWorldState, "calls" | "groups" | "modelStarted" | "abandoned" | "monitor"> & { loop?: AnyMachineSnapshot };
@@ -274,6 +316,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       const callStarted = recorders.call.initial(machines.call, { ...callInput, loop: recorders.call.parent });
       onTransitions(callStarted.transitions, "call");
       calls.push({ id, name: callInput.toolCall.name, index: callInput.index, snapshot: callStarted.snapshot });
+      registerStandIn(id);
       fromCall(id, callStarted.actions);
     };
     const startGroup = (id: string, groupInput: GroupInput) => {
@@ -375,6 +418,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         break;
       }
       const next = queue.shift() as Delivery;
+      standIns.live = calls;
       if (next.to === "loop") {
         if (loop.status === "active") fromLoop(recorders.loop.step(machines.loop, loop, next.event));
       } else if (typeof next.to === "object") deliverToGroup(next.to.group, next.event);
@@ -570,6 +614,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           });
         } else {
           events.push(done("prepared", { args: context.toolCall.arguments }));
+          if (options.approvals) events.push(done("prepared, asks approval", { args: context.toolCall.arguments, approval: "ask" }));
           if (context.hooks?.beforeToolCall) {
             events.push(
               done("blocked", { settled: { result: result(SETTLE_TEXT.blocked, false), isError: true } }),
@@ -594,6 +639,15 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       for (const delayed of node.after ?? []) {
         events.push({ type: label(`timer ${delayed.eventType.split(".")[2] ?? delayed.eventType} fires`), call: call.index, send: { type: delayed.eventType } });
       }
+    }
+    // A call waiting for a decision: the user answers through the loop, which finds the call by its system id.
+    if (call.snapshot.value === "awaitingApproval") {
+      const toolCallId = call.id;
+      events.push(
+        { type: label("user approves"), send: { type: "tool.approve", toolCallId } },
+        { type: label("user approves always"), send: { type: "tool.approve", toolCallId, always: true } },
+        { type: label("user rejects"), send: { type: "tool.reject", toolCallId, reason: "no" } },
+      );
     }
     return events;
   };
@@ -665,17 +719,21 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
  * the same state as a valid one, and never explored), and its retries.
  */
 function abstractCall(context: unknown): unknown {
-  const { settled, refusal, args, proceeds, attempt } = context as {
+  const { settled, refusal, args, proceeds, approval, preapproved, attempt } = context as {
     settled?: { isError?: boolean; result?: { terminate?: boolean } };
     refusal?: string;
     args?: unknown;
     proceeds?: boolean;
+    approval?: string;
+    preapproved?: boolean;
     attempt?: number;
   };
   return [
     refusal !== undefined,
     args !== undefined,
     proceeds === true,
+    approval ?? null,
+    preapproved === true,
     settled ? [settled.isError === true, settled.result?.terminate === true] : null,
     marksInvalid(context as ToolCallContext),
     attempt ?? 0,

@@ -35,6 +35,12 @@ export interface ModelCheckConfiguration {
   name: string;
   /** Merged over the checker's base input (a one-prompt run with a stub model). */
   input: Partial<AgentLoopInput>;
+  /**
+   * The world may ask for approval: a call's preparation may end asking, and the
+   * user then approves (once or `always`) or rejects each waiting call through the
+   * loop (`tool.approve` / `tool.reject`). Off by default, to keep the other configurations small.
+   */
+  approvals?: boolean;
 }
 
 /** Per-configuration figures. */
