@@ -38,6 +38,17 @@ import { CALL_GROUP_SIZE, callGroupMachine } from "./call-group.machine.js";
 import { toolCallMachine } from "./tool-call.machine.js";
 import { transcriptMessages, transcriptOf } from "./transcript.js";
 import {
+  DEFAULT_INVALID_CALL_LIMIT,
+  WRAP_UP_REFUSAL_MESSAGE,
+  plainInvalidCallHint,
+  reachedBudget,
+  spentAfter,
+  streakAfterBatch,
+  wrapUpMessage,
+  type InvalidCallHintInput,
+  type InvalidCallStreak,
+} from "./loop-policies.js";
+import {
   ABORTED_MESSAGE,
   LENGTH_TRUNCATION_MESSAGE,
   appended,
@@ -105,6 +116,8 @@ export const agentLoopMachine = setup({
     checkStopAfterTurn: fromPromise<boolean, TurnHookInput>(async () => false),
     /** Asks `prepareNextTurn`. Stand-in: no change. */
     prepareNextTurn: fromPromise<NextTurnUpdate | undefined, TurnHookInput>(async () => undefined),
+    /** The breaker's hint (`onInvalidCallLimit: "hint"`): a steering message about the failing call. Stand-in: names the error only. */
+    invalidCallHint: fromPromise<AgentMessage, InvalidCallHintInput>(async ({ input }) => plainInvalidCallHint(input)),
     /** Asks `prepareRequest` (pi 1.x) before a request. Stand-in: no change. */
     prepareRequest: fromPromise<NextTurnUpdate | undefined, PrepareRequestInput>(async () => undefined),
     /** Asks `finishTurn` (pi 1.x) before `turn_end`. Stand-in: no decision. */
@@ -136,6 +149,12 @@ export const agentLoopMachine = setup({
     isAborted: ({ context }) => context.aborted,
     wasAbandoned: ({ context }) => context.abandoned === true,
     reachedMaxTurns: ({ context }) => context.maxTurns !== undefined && context.turn >= context.maxTurns,
+    reachedInvalidCallLimit: ({ context }) =>
+      context.invalidStreak !== undefined && context.invalidCallLimit > 0 && context.invalidStreak.count >= context.invalidCallLimit,
+    hintsInvalidCall: ({ context }) => context.onInvalidCallLimit === "hint" && context.invalidStreak?.hinted === false,
+    reachedBudget: ({ context }) => reachedBudget(context.budget, context.spent),
+    wrapsUp: ({ context }) => context.wrapUp !== undefined,
+    isWrapUpTurn: ({ context }) => context.wrappingUp !== undefined,
     pollsSteering: ({ context }) => context.hooks.steering,
     pollsFollowUp: ({ context }) => context.hooks.followUp,
     asksShouldStop: ({ context }) => context.hooks.shouldStopAfterTurn,
@@ -184,6 +203,7 @@ export const agentLoopMachine = setup({
         toolResults: [],
         terminated: false,
         batch: undefined,
+        ...(context.budget ? { spent: spentAfter(context.spent, params.message) } : {}),
         turnDecision: undefined,
       });
     }),
@@ -198,8 +218,8 @@ export const agentLoopMachine = setup({
       const handshake = sequential || context.hooks.beforeToolCall;
       enqueue.assign({ batch: newBatch(calls, { sequential, handshake, callsPerGroup: context.callsPerGroup }) });
     }),
-    startRefusedBatch: enqueueActions(({ context, enqueue }) => {
-      const options = { sequential: false, handshake: false, refusal: LENGTH_TRUNCATION_MESSAGE, callsPerGroup: context.callsPerGroup };
+    startRefusedBatch: enqueueActions(({ context, enqueue }, params: { refusal: string }) => {
+      const options = { sequential: false, handshake: false, refusal: params.refusal, callsPerGroup: context.callsPerGroup };
       enqueue.assign({ batch: newBatch(toolCallsOf(context.assistant), options) });
     }),
     /** Spawns one actor per call, in source order (or the call groups that do, for a large batch). */
@@ -285,6 +305,7 @@ export const agentLoopMachine = setup({
       };
       const terminates = batch.terminates.slice();
       terminates[params.index] = params.result.terminate === true;
+      const rejected = params.rejected !== undefined ? { rejected: [...(batch.rejected ?? []), params.index] } : {};
       const wasRunning = batch.running[params.index] === true;
       const running = wasRunning ? batch.running.slice() : batch.running;
       running[params.index] = false;
@@ -297,6 +318,7 @@ export const agentLoopMachine = setup({
         running,
         runningCount: batch.runningCount - (wasRunning ? 1 : 0),
         settledCount: batch.settledCount + 1,
+        ...rejected,
       }));
     }),
     appendSettledResults: enqueueActions(({ context, enqueue }) => {
@@ -316,8 +338,31 @@ export const agentLoopMachine = setup({
     concludeBatch: enqueueActions(({ context, enqueue }) => {
       const batch = context.batch as ToolBatch;
       const terminated = batch.refusal === undefined && batch.calls.length > 0 && batch.terminates.every(Boolean);
-      enqueue.assign({ terminated });
+      // The breaker counts the same rejected call in a row; a refused batch (nothing was validated) leaves it as it was.
+      const counts = batch.refusal === undefined && (batch.rejected !== undefined || context.invalidStreak !== undefined);
+      const invalidStreak = counts ? streakAfterBatch(context.invalidStreak, batch.calls, batch.results, batch.rejected) : context.invalidStreak;
+      enqueue.assign({ terminated, invalidStreak });
     }),
+    /** A response without tool calls breaks the breaker's row. */
+    endInvalidStreak: assign({ invalidStreak: undefined }),
+    /** Queues the breaker's hint as a steering message and remembers the model was told. */
+    queueInvalidCallHint: assign(({ context }, params: { message: AgentMessage }) => ({
+      pending: context.pending.concat([params.message]),
+      invalidStreak: { ...(context.invalidStreak as InvalidCallStreak), hinted: true },
+    })),
+    exitOnInvalidCalls: assign(({ context }) => {
+      const streak = context.invalidStreak as InvalidCallStreak;
+      return {
+        exitReason: "invalidCalls" as ExitReason,
+        errorMessage: `the model sent the same failing call to ${streak.toolName} ${streak.count} times in a row: ${streak.error}`,
+      };
+    }),
+    /** The wrap-up request: its prompt is queued last, and the request declares no tools. */
+    startWrapUp: assign(({ context }, params: { reason: "maxTurns" | "budget" }) => ({
+      wrappingUp: params.reason,
+      pending: context.pending.concat([wrapUpMessage((context.wrapUp as { prompt: string }).prompt)]),
+    })),
+    exitAfterWrapUp: assign(({ context }) => ({ exitReason: (context.wrappingUp ?? "maxTurns") as ExitReason })),
     setPending: assign((_, params: { messages: AgentMessage[] }) => ({ pending: params.messages ?? [] })),
     recordTurnDecision: assign((_, decision: TurnDecision | undefined) => ({ turnDecision: decision })),
     applyNextTurnUpdate: assign(({ context }, update: NextTurnUpdate | undefined) => {
@@ -328,6 +373,8 @@ export const agentLoopMachine = setup({
         model: update.model ?? context.model,
         thinkingLevel: update.thinkingLevel ?? context.thinkingLevel,
         sequentialTools: update.sequentialTools ?? context.sequentialTools,
+        // A new tool list (it comes with its sequential tools) brings its own policies, or none.
+        toolPolicies: update.sequentialTools ? update.toolPolicies : context.toolPolicies,
         pending: update.append && update.append.length > 0 ? [...update.append, ...context.pending] : context.pending,
       };
     }),
@@ -449,6 +496,12 @@ export const agentLoopMachine = setup({
     },
     callsPerGroup: Math.max(1, Math.floor(input.callsPerGroup ?? CALL_GROUP_SIZE)),
     abortGraceMs: input.abortGraceMs ?? ABORT_GRACE_MS,
+    invalidCallLimit: input.invalidCallLimit ?? DEFAULT_INVALID_CALL_LIMIT,
+    onInvalidCallLimit: input.onInvalidCallLimit ?? "stop",
+    ...(input.wrapUp !== undefined ? { wrapUp: input.wrapUp } : {}),
+    ...(input.budget !== undefined ? { budget: input.budget } : {}),
+    ...(input.toolPolicies !== undefined ? { toolPolicies: input.toolPolicies } : {}),
+    ...(input.maxParallelCalls !== undefined ? { maxParallelCalls: input.maxParallelCalls } : {}),
     approvedTools: input.approvedTools ?? [],
     registersCalls: input.registersCalls === true,
     turn: 1,
@@ -542,6 +595,7 @@ export const agentLoopMachine = setup({
           model: context.model,
           thinkingLevel: context.thinkingLevel,
           turn: context.turn,
+          ...(context.wrappingUp !== undefined ? { withoutTools: true as const } : {}),
         }),
       },
       on: {
@@ -566,12 +620,24 @@ export const agentLoopMachine = setup({
           {
             guard: { type: "hasNoToolCalls", params: ({ event }) => event.message },
             target: "endingTurn",
-            actions: { type: "acceptResponse", params: ({ event }) => event },
+            actions: [{ type: "acceptResponse", params: ({ event }) => event }, "endInvalidStreak"],
           },
           {
             guard: { type: "isLengthTruncated", params: ({ event }) => event.message },
             target: "toolBatch",
-            actions: [{ type: "acceptResponse", params: ({ event }) => event }, "startRefusedBatch"],
+            actions: [
+              { type: "acceptResponse", params: ({ event }) => event },
+              { type: "startRefusedBatch", params: { refusal: LENGTH_TRUNCATION_MESSAGE } },
+            ],
+          },
+          // The wrap-up request offered no tools: a call it makes anyway is refused, not run.
+          {
+            guard: "isWrapUpTurn",
+            target: "toolBatch",
+            actions: [
+              { type: "acceptResponse", params: ({ event }) => event },
+              { type: "startRefusedBatch", params: { refusal: WRAP_UP_REFUSAL_MESSAGE } },
+            ],
           },
           { target: "toolBatch", actions: [{ type: "acceptResponse", params: ({ event }) => event }, "startBatch"] },
         ],
@@ -689,6 +755,8 @@ export const agentLoopMachine = setup({
       entry: "emitTurnEnd",
       always: [
         { guard: "wasAbandoned", target: "done", actions: { type: "exitWith", params: { reason: "aborted" } } },
+        // The wrap-up answer is the run's last word: no hook is asked, no message polled.
+        { guard: "isWrapUpTurn", target: "done", actions: "exitAfterWrapUp" },
         // finishTurn said end: no queue is polled and no other hook asked.
         { guard: "decidedToEnd", target: "done", actions: { type: "exitWith", params: { reason: "stopped" } } },
         { guard: "asksShouldStop", target: "checkingStop" },
@@ -741,6 +809,7 @@ export const agentLoopMachine = setup({
     },
     decidingNextTurn: {
       always: [
+        { guard: "reachedInvalidCallLimit", target: "invalidCallLimitReached" },
         { guard: "hasPendingMessages", target: "nextTurn" },
         { guard: "everyResultTerminates", target: "wouldEnd" },
         { guard: "hasToolCalls", target: "nextTurn" },
@@ -778,12 +847,48 @@ export const agentLoopMachine = setup({
         onError: { target: "done", actions: { type: "exitWith", params: ({ event }) => hookFailure("getFollowUpMessages", event.error) } },
       },
     },
+    // The breaker: the model sent the same failing call `invalidCallLimit` times in a row.
+    invalidCallLimitReached: {
+      always: [
+        { guard: "hintsInvalidCall", target: "hintingInvalidCall" },
+        { target: "done", actions: "exitOnInvalidCalls" },
+      ],
+    },
+    hintingInvalidCall: {
+      // The hint runs no user code, but an aborted run never waits on it past the grace period.
+      on: { "run.abandon": { target: "done", actions: { type: "exitWith", params: { reason: "aborted" } } } },
+      invoke: {
+        id: "invalidCallHint",
+        src: "invalidCallHint",
+        input: ({ context }): InvalidCallHintInput => {
+          const streak = context.invalidStreak as InvalidCallStreak;
+          return { toolName: streak.toolName, error: streak.error, count: streak.count };
+        },
+        onDone: { target: "nextTurn", actions: { type: "queueInvalidCallHint", params: ({ event }) => ({ message: event.output }) } },
+        onError: { target: "done", actions: { type: "exitWith", params: ({ event }) => hookFailure("the invalid-call hint", event.error) } },
+      },
+    },
     nextTurn: {
       always: [
         { guard: "isAborted", target: "done", actions: { type: "exitWith", params: { reason: "aborted" } } },
-        { guard: "reachedMaxTurns", target: "done", actions: { type: "exitWith", params: { reason: "maxTurns" } } },
+        { guard: "reachedBudget", target: "budgetReached" },
+        { guard: "reachedMaxTurns", target: "turnCapReached" },
         { guard: "preparesNextTurn", target: "preparingNextTurn" },
         { target: "injectingPending", actions: "startTurn" },
+      ],
+    },
+    // The responses reached `budget`: the wrap-up request, or the end.
+    budgetReached: {
+      always: [
+        { guard: "wrapsUp", target: "injectingPending", actions: [{ type: "startWrapUp", params: { reason: "budget" } }, "startTurn"] },
+        { target: "done", actions: { type: "exitWith", params: { reason: "budget" } } },
+      ],
+    },
+    // The run used its `maxTurns`: the wrap-up request, or the end.
+    turnCapReached: {
+      always: [
+        { guard: "wrapsUp", target: "injectingPending", actions: [{ type: "startWrapUp", params: { reason: "maxTurns" } }, "startTurn"] },
+        { target: "done", actions: { type: "exitWith", params: { reason: "maxTurns" } } },
       ],
     },
     preparingNextTurn: {

@@ -14,11 +14,16 @@ import type {
   ToolResultMessage,
 } from "../src/types.js";
 import type { Transcript } from "./transcript.js";
+import type { ToolCallPolicy, ToolPolicies } from "./loop-policies.js";
 
 /** What a tool call ends with: exactly one of these per call. */
 export interface SettledToolCall {
   result: AgentToolResult<unknown>;
   isError: boolean;
+  /** Set when the call never got past preparation because of the model: what the invalid-call breaker counts. */
+  rejected?: "unknownTool" | "invalidArguments";
+  /** Set when the tool threw an error it marks retryable. */
+  retryable?: true;
   /** Milliseconds the tool's `execute` took (monotonic clock, rounded); absent when the tool did not run. */
   durationMs?: number;
 }
@@ -41,6 +46,8 @@ export interface ToolCallInput {
   reportsPreparation?: boolean;
   /** Set when the run has `beforeToolCall` or `afterToolCall`: what those hooks are shown. */
   hookScope?: CallHookScope;
+  /** The tool's timeout and retry policy, when it has one. */
+  policy?: ToolCallPolicy;
   /** The run already approved this call's tool for good (`always`): a call that would ask for approval goes on. */
   preapproved?: boolean;
 }
@@ -69,6 +76,7 @@ export type ToolCallToLoopEvent =
       index: number;
       result: AgentToolResult<unknown>;
       isError: boolean;
+      rejected?: SettledToolCall["rejected"];
       durationMs?: number;
     };
 
@@ -126,6 +134,8 @@ export interface RequestModelInput {
   model: Model;
   thinkingLevel: ThinkingLevel;
   turn: number;
+  /** The wrap-up request: declare no tools. */
+  withoutTools?: true;
 }
 
 /** What `prepareNextTurn` (for the next turn) or `prepareRequest` (from this request on) may change. */
@@ -139,6 +149,8 @@ export interface NextTurnUpdate {
   thinkingLevel?: ThinkingLevel;
   /** Names of tools that force sequential execution, when the tool list changed. */
   sequentialTools?: string[];
+  /** The tools' policies, when the tool list changed. */
+  toolPolicies?: ToolPolicies;
 }
 
 /** A `finishTurn` decision (pi-agent-core 1.x): end the run, or make sure of one more request. */

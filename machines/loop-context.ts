@@ -9,6 +9,7 @@ import type {
   AssistantMessage,
   ExitReason,
   Model,
+  RunBudget,
   ThinkingLevel,
   ToolCall,
   ToolExecutionMode,
@@ -17,6 +18,7 @@ import type {
 import type { LoopToCallGroupEvent, LoopToToolCallEvent, PrepareRequestInput, ToolCallInput, TurnDecision, TurnHookInput } from "./events.js";
 import { appendMessages, type Transcript } from "./transcript.js";
 import { errorText } from "./tool-call.machine.js";
+import type { BudgetSpent, InvalidCallStreak, ToolPolicies } from "./loop-policies.js";
 
 /** Text of the error result each call of a length-truncated response gets. */
 export const LENGTH_TRUNCATION_MESSAGE =
@@ -65,6 +67,17 @@ export interface AgentLoopInput {
   callsPerGroup?: number;
   /** How long (ms) an aborted run waits for work that ignores the signal (default `ABORT_GRACE_MS`). */
   abortGraceMs?: number;
+  /** The invalid-call breaker's limit (default `DEFAULT_INVALID_CALL_LIMIT`; 0: off). */
+  invalidCallLimit?: number;
+  /** What the breaker does at the limit (default `"stop"`). */
+  onInvalidCallLimit?: "stop" | "hint";
+  /** The wrap-up request at `maxTurns` or the budget, when asked for. */
+  wrapUp?: { prompt: string };
+  budget?: RunBudget;
+  /** Per-tool timeout, retry and concurrency, of the tools that have any. */
+  toolPolicies?: ToolPolicies;
+  /** At most this many calls of a parallel batch execute at once. */
+  maxParallelCalls?: number;
   /** Names of tools approved for good before the run: their calls never wait for approval. */
   approvedTools?: string[];
   /**
@@ -104,6 +117,8 @@ export interface ToolBatch {
   runningCount: number;
   /** Settled results by source index. */
   results: (ToolResultMessage | null)[];
+  /** Source indexes of the calls rejected in preparation (invalid arguments, unknown tool), when any. */
+  rejected?: number[];
   /** Whether each settled result asked to terminate. */
   terminates: boolean[];
   settledCount: number;
@@ -129,6 +144,18 @@ export interface AgentLoopContext {
   callsPerGroup: number;
   /** The abort grace period (ms): after it, what still ignores the abort is abandoned. */
   abortGraceMs: number;
+  invalidCallLimit: number;
+  onInvalidCallLimit: "stop" | "hint";
+  /** The same failing call the model keeps sending, while it does. */
+  invalidStreak?: InvalidCallStreak;
+  wrapUp?: { prompt: string };
+  /** Set during the wrap-up request: the exit reason the run ends with after it. */
+  wrappingUp?: "maxTurns" | "budget";
+  budget?: RunBudget;
+  /** What the responses used so far (only with a budget). */
+  spent?: BudgetSpent;
+  toolPolicies?: ToolPolicies;
+  maxParallelCalls?: number;
   /** Tools approved for good (the input's, and every `tool.approve` with `always`): their calls do not wait. */
   approvedTools: string[];
   /** See {@link AgentLoopInput.registersCalls}. */
@@ -245,17 +272,20 @@ export function callInputs(context: AgentLoopContext): ToolCallInput[] {
     hooks.beforeToolCall || hooks.afterToolCall || context.hooks.needsApproval
       ? { assistantMessage: context.assistant as AssistantMessage, systemPrompt: context.systemPrompt, messages: context.messages }
       : undefined;
-  return batch.calls.map(
-    (toolCall, index): ToolCallInput => ({
+  const policies = context.toolPolicies?.calls;
+  return batch.calls.map((toolCall, index): ToolCallInput => {
+    const policy = policies && Object.hasOwn(policies, toolCall.name) ? policies[toolCall.name] : undefined;
+    return {
       toolCall,
       index,
       hooks,
       reportsPreparation: batch.handshake,
       ...(hookScope ? { hookScope } : {}),
       ...(batch.refusal !== undefined ? { refusal: batch.refusal } : {}),
+      ...(policy ? { policy } : {}),
       ...(context.approvedTools.includes(toolCall.name) ? { preapproved: true } : {}),
-    }),
-  );
+    };
+  });
 }
 
 /**

@@ -6,8 +6,10 @@
  *                        │                                       └─ call.reject / call.abort ─▶ done
  *                        ├─ (told call.prepare) ─▶ prepared ─ call.execute ─▶ executing
  *                        └─ (told call.start) ──────────────────────────────▶ executing
- *   executing ─┬─ consultsAfterHook ─▶ finalizing ─▶ done
+ *   executing ─┬─ retries ─▶ waitingToRetry ─ (backoff) ─▶ executing
+ *              ├─ consultsAfterHook ─▶ finalizing ─▶ done
  *              └─▶ done
+ *   (executingWithTimeout: the same, for a tool with `timeoutMs`; when it passes ─▶ done, timed out)
  *
  * Its batch spawns it (system id `toolCall:<id>`) and tells it `call.start`
  * (prepare, then execute) or `call.prepare` (prepare, report `tool.prepared`,
@@ -35,6 +37,7 @@ import { assign, emit, enqueueActions, fromPromise, raise, sendParent, setup } f
 import type { AgentEvent, AgentToolResult, BeforeToolCallResult } from "../src/types.js";
 import type { CallHookScope, LoopToToolCallEvent, SettledToolCall, ToolCallInput, ToolCallToLoopEvent } from "./events.js";
 import { describeThrown } from "../src/describe-thrown.js";
+import { timedOutText } from "./loop-policies.js";
 
 /** Context of a tool-call actor. JSON-serializable. */
 export interface ToolCallContext extends ToolCallInput {
@@ -44,6 +47,8 @@ export interface ToolCallContext extends ToolCallInput {
   settled?: SettledToolCall;
   /** Told `call.start` (or released by `call.execute` while awaiting approval): goes on to execution once ready. */
   proceeds?: boolean;
+  /** Which run of the tool this is, once it was retried (2 for the first retry). */
+  attempt?: number;
   /** Set once the call asked for approval: `"asked"` while waiting, `"approved"` after. */
   approval?: "asked" | "approved";
 }
@@ -129,8 +134,19 @@ export const toolCallMachine = setup({
     /** Applies `afterToolCall` overrides. Stand-in: keeps the executed result. */
     afterToolCall: fromPromise<SettledToolCall, FinalizeToolCallInput>(async ({ input }) => input.executed),
   },
+  delays: {
+    /** The tool's `timeoutMs` (only `executingWithTimeout` waits on it). */
+    toolTimeout: ({ context }) => context.policy?.timeoutMs ?? 0,
+    /** `retry.backoffMs`, doubled before each further retry. */
+    retryBackoff: ({ context }) => (context.policy?.retry?.backoffMs ?? 0) * 2 ** ((context.attempt ?? 2) - 2),
+  },
   guards: {
     isRefused: ({ context }) => context.refusal !== undefined,
+    hasTimeout: ({ context }) => context.policy?.timeoutMs !== undefined,
+    proceedsWithTimeout: ({ context }) => context.proceeds === true && context.policy?.timeoutMs !== undefined,
+    /** The tool threw an error it marks retryable, and its retry policy allows another run. */
+    retries: ({ context }, settled: SettledToolCall) =>
+      settled.retryable === true && context.policy?.retry !== undefined && (context.attempt ?? 1) < context.policy.retry.attempts,
     settledInPreparation: (_, prepared: PreparedCall) => "settled" in prepared,
     asksApproval: ({ context }, prepared: PreparedCall) => "args" in prepared && prepared.approval === "ask" && context.preapproved !== true,
     proceeds: ({ context }) => context.proceeds === true,
@@ -158,6 +174,10 @@ export const toolCallMachine = setup({
     /** Records the call's outcome: the executed (or finalized) result. */
     settle: assign((_, settled: SettledToolCall) => ({ settled })),
     settleWithRefusal: assign(({ context }) => ({ settled: { result: errorResult(context.refusal ?? ""), isError: true } })),
+    settleTimedOut: assign(({ context }) => ({
+      settled: { result: errorResult(timedOutText(context.toolCall.name, context.policy?.timeoutMs ?? 0)), isError: true },
+    })),
+    countAttempt: assign(({ context }) => ({ attempt: (context.attempt ?? 1) + 1 })),
     settleWithError: assign((_, params: { error: unknown }) => ({ settled: { result: errorResult(errorText(params.error)), isError: true } })),
     /** `tool_execution_start`, emitted by this call's actor. */
     announceStart: emit(({ context }) => ({
@@ -192,6 +212,7 @@ export const toolCallMachine = setup({
         index: context.index,
         result: settled.result,
         isError: settled.isError,
+        ...(settled.rejected !== undefined ? { rejected: settled.rejected } : {}),
         ...(settled.durationMs === undefined ? {} : { durationMs: settled.durationMs }),
       };
     }),
@@ -233,6 +254,7 @@ export const toolCallMachine = setup({
             target: "awaitingApproval",
             actions: [{ type: "acceptPrepared", params: ({ event }) => event.output }, "markAsked"],
           },
+          { guard: "proceedsWithTimeout", target: "executingWithTimeout", actions: { type: "acceptPrepared", params: ({ event }) => event.output } },
           { guard: "proceeds", target: "executing", actions: { type: "acceptPrepared", params: ({ event }) => event.output } },
           { target: "prepared", actions: { type: "acceptPrepared", params: ({ event }) => event.output } },
         ],
@@ -246,6 +268,7 @@ export const toolCallMachine = setup({
       on: {
         "call.execute": { actions: "proceedWhenPrepared" },
         "call.approve": [
+          { guard: "proceedsWithTimeout", target: "executingWithTimeout", actions: "markApproved" },
           { guard: "proceeds", target: "executing", actions: "markApproved" },
           { target: "prepared", actions: "markApproved" },
         ],
@@ -260,7 +283,7 @@ export const toolCallMachine = setup({
     prepared: {
       entry: "reportPrepared",
       on: {
-        "call.execute": "executing",
+        "call.execute": [{ guard: "hasTimeout", target: "executingWithTimeout" }, { target: "executing" }],
         "call.cancel": { target: "done", actions: cancelled },
       },
     },
@@ -272,11 +295,33 @@ export const toolCallMachine = setup({
         src: "executeTool",
         input: ({ context }): ExecuteToolInput => ({ toolCall: context.toolCall, args: context.args }),
         onDone: [
+          { guard: { type: "retries", params: settledFromOutput }, target: "waitingToRetry", actions: "countAttempt" },
           { guard: "consultsAfterHook", target: "finalizing", actions: { type: "settle", params: settledFromOutput } },
           { target: "done", actions: { type: "settle", params: settledFromOutput } },
         ],
         onError: { target: "done", actions: { type: "settleWithError", params: ({ event }) => ({ error: event.error }) } },
       },
+    },
+    // `executing` with the tool's `timeoutMs`: when it passes, leaving stops the tool (its signal aborts).
+    executingWithTimeout: {
+      on: { "call.cancel": { target: "done", actions: cancelled } },
+      after: { toolTimeout: { target: "done", actions: "settleTimedOut" } },
+      invoke: {
+        id: "executeTool",
+        src: "executeTool",
+        input: ({ context }): ExecuteToolInput => ({ toolCall: context.toolCall, args: context.args }),
+        onDone: [
+          { guard: { type: "retries", params: settledFromOutput }, target: "waitingToRetry", actions: "countAttempt" },
+          { guard: "consultsAfterHook", target: "finalizing", actions: { type: "settle", params: settledFromOutput } },
+          { target: "done", actions: { type: "settle", params: settledFromOutput } },
+        ],
+        onError: { target: "done", actions: { type: "settleWithError", params: ({ event }) => ({ error: event.error }) } },
+      },
+    },
+    // The tool threw a retryable error: wait `retry.backoffMs` (doubling), then run it again.
+    waitingToRetry: {
+      on: { "call.cancel": { target: "done", actions: cancelled } },
+      after: { retryBackoff: [{ guard: "hasTimeout", target: "executingWithTimeout" }, { target: "executing" }] },
     },
     finalizing: {
       on: { "call.cancel": { target: "done", actions: cancelled } },

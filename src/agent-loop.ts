@@ -17,6 +17,8 @@ import { telemetryFor } from "./inspection/telemetry.js";
 import { streamByModelApi } from "./providers/stream-by-api.js";
 import { assertContinuable, assertLoopInput, assertPrompts } from "./loop-input.js";
 import { createRunServices, LOOP_SYSTEM_ID, type RunServices } from "./run-environment.js";
+import { policyInput } from "./tool-policies.js";
+import { createInvalidCallHintActor } from "./actors/invalid-call-hint.js";
 import type {
   AgentContext,
   AgentEvent,
@@ -79,6 +81,7 @@ export function provideRunActors(services: RunServices): typeof agentLoopMachine
     actors: {
       requestModel: createRequestModelActor(services),
       ...createTurnHookActors(services),
+      invalidCallHint: createInvalidCallHintActor(services),
       toolCall,
       callGroup: callGroupMachine.provide({ actors: { toolCall } }),
     },
@@ -132,6 +135,7 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
       sequentialTools: sequentialToolNames(services),
       ...(config.maxTurns !== undefined ? { maxTurns: config.maxTurns } : {}),
       ...(config.abortGraceMs !== undefined ? { abortGraceMs: config.abortGraceMs } : {}),
+      ...policyInput(config, context.tools),
       hooks: {
         beforeToolCall: typeof config.beforeToolCall === "function",
         afterToolCall: typeof config.afterToolCall === "function",

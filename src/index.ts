@@ -42,6 +42,14 @@ export {
   type ToolCallHooks,
   type ToolUpdateSink,
 } from "./run-tool-call.js";
+export { RetryableToolError, isRetryableError } from "./errors/index.js";
+export {
+  DEFAULT_INVALID_CALL_LIMIT,
+  DEFAULT_WRAP_UP_PROMPT,
+  WRAP_UP_REFUSAL_MESSAGE,
+  type ToolCallPolicy,
+  type ToolPolicies,
+} from "../machines/loop-policies.js";
 export { BLOCKED_MESSAGE, REJECTED_MESSAGE } from "./actors/tool-call-actors.js";
 export {
   ABORTED_MESSAGE,

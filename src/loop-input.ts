@@ -8,6 +8,7 @@ import { describeValue } from "./describe-value.js";
 import { LoopInputError } from "./errors/loop-input-error.js";
 import type { AgentContext, AgentLoopConfig, AgentMessage, ToolExecutionMode } from "./types.js";
 import { assertOutputSchema, assertToolParameters } from "./validation.js";
+import { replaysSafely } from "./tool-policies.js";
 
 /** The values `config.toolExecution` accepts. */
 export const TOOL_EXECUTION_MODES: readonly ToolExecutionMode[] = ["parallel", "sequential"];
@@ -101,12 +102,91 @@ function assertConfig(config: AgentLoopConfig): void {
   if (approvedTools !== undefined && !(Array.isArray(approvedTools) && approvedTools.every((name) => typeof name === "string"))) {
     throw new LoopInputError(`config.approvedTools must be an array of tool names, got ${describeValue(approvedTools)}`);
   }
+  assertPolicies(config);
   const toolExecution: unknown = config.toolExecution;
   if (toolExecution !== undefined && !TOOL_EXECUTION_MODES.includes(toolExecution as ToolExecutionMode)) {
     throw new LoopInputError(
       `config.toolExecution must be ${TOOL_EXECUTION_MODES.map((mode) => `"${mode}"`).join(" or ")} ` +
         `(default "parallel"), got ${describeValue(toolExecution)}`,
     );
+  }
+}
+
+const isPositiveInteger = (value: unknown): boolean => Number.isInteger(value) && (value as number) >= 1;
+const isPositiveNumber = (value: unknown): boolean => typeof value === "number" && Number.isFinite(value) && value > 0;
+
+/** Checks a `retry` policy (a tool's or `toolDefaults`'); `where` names it in the message. */
+function assertRetry(retry: unknown, where: string): void {
+  if (retry === undefined) return;
+  const { attempts, backoffMs } = (typeof retry === "object" && retry !== null ? retry : {}) as { attempts?: unknown; backoffMs?: unknown };
+  if (!isPositiveInteger(attempts)) {
+    throw new LoopInputError(`${where}.attempts must be an integer >= 1 (runs of one call, the first included), got ${describeValue(attempts)}`);
+  }
+  if (backoffMs !== undefined && !(typeof backoffMs === "number" && Number.isFinite(backoffMs) && backoffMs >= 0)) {
+    throw new LoopInputError(`${where}.backoffMs must be a finite number of milliseconds >= 0, got ${describeValue(backoffMs)}`);
+  }
+}
+
+function assertTimeout(timeoutMs: unknown, where: string): void {
+  if (timeoutMs !== undefined && !isPositiveNumber(timeoutMs)) {
+    throw new LoopInputError(`${where} must be a finite number of milliseconds > 0, got ${describeValue(timeoutMs)}`);
+  }
+}
+
+/** The loop policies of `config`: breaker, wrap-up, budget, tool defaults, parallel cap. */
+function assertPolicies(config: AgentLoopConfig): void {
+  const limit: unknown = config.invalidCallLimit;
+  if (limit !== undefined && !(Number.isInteger(limit) && (limit as number) >= 0)) {
+    throw new LoopInputError(`config.invalidCallLimit must be an integer >= 0 (0 turns the breaker off), got ${describeValue(limit)}`);
+  }
+  const mode: unknown = config.onInvalidCallLimit;
+  if (mode !== undefined && mode !== "stop" && mode !== "hint") {
+    throw new LoopInputError(`config.onInvalidCallLimit must be "stop" or "hint" (default "stop"), got ${describeValue(mode)}`);
+  }
+  const wrapUp: unknown = config.wrapUp;
+  if (wrapUp !== undefined && typeof wrapUp !== "boolean") {
+    const prompt = typeof wrapUp === "object" && wrapUp !== null ? (wrapUp as { prompt?: unknown }).prompt : undefined;
+    if (typeof prompt !== "string" || prompt.trim() === "") {
+      throw new LoopInputError(`config.wrapUp must be true, false or { prompt: "a non-empty string" }, got ${describeValue(wrapUp)}`);
+    }
+  }
+  const budget: unknown = config.budget;
+  if (budget !== undefined) {
+    if (typeof budget !== "object" || budget === null) {
+      throw new LoopInputError(`config.budget must be { tokens?, costUsd? }, got ${describeValue(budget)}`);
+    }
+    const { tokens, costUsd } = budget as { tokens?: unknown; costUsd?: unknown };
+    if (tokens !== undefined && !isPositiveNumber(tokens)) throw new LoopInputError(`config.budget.tokens must be a number > 0, got ${describeValue(tokens)}`);
+    if (costUsd !== undefined && !isPositiveNumber(costUsd)) throw new LoopInputError(`config.budget.costUsd must be a number > 0 (US dollars), got ${describeValue(costUsd)}`);
+  }
+  const defaults: unknown = config.toolDefaults;
+  if (defaults !== undefined) {
+    if (typeof defaults !== "object" || defaults === null) {
+      throw new LoopInputError(`config.toolDefaults must be { timeoutMs?, retry? }, got ${describeValue(defaults)}`);
+    }
+    assertTimeout((defaults as { timeoutMs?: unknown }).timeoutMs, "config.toolDefaults.timeoutMs");
+    assertRetry((defaults as { retry?: unknown }).retry, "config.toolDefaults.retry");
+  }
+  const maxParallelCalls: unknown = config.maxParallelCalls;
+  if (maxParallelCalls !== undefined && !isPositiveInteger(maxParallelCalls)) {
+    throw new LoopInputError(`config.maxParallelCalls must be an integer >= 1, got ${describeValue(maxParallelCalls)}`);
+  }
+}
+
+/** A tool's own policies: `timeoutMs`, `retry` (only with `replay: "safe"`), `concurrency`. */
+function assertToolPolicies(tool: Record<string, unknown>, name: string): void {
+  assertTimeout(tool.timeoutMs, `Tool "${name}": timeoutMs`);
+  assertRetry(tool.retry, `Tool "${name}": retry`);
+  if (tool.retry !== undefined && !replaysSafely(tool)) {
+    throw new LoopInputError(
+      `Tool "${name}" declares retry but not replay: "safe"; a retried call runs the tool again, so declare replay: "safe" when that is harmless`,
+    );
+  }
+  if (tool.replay !== undefined && tool.replay !== "safe" && tool.replay !== "never") {
+    throw new LoopInputError(`Tool "${name}": replay must be "safe" or "never", got ${describeValue(tool.replay)}`);
+  }
+  if (tool.concurrency !== undefined && !isPositiveInteger(tool.concurrency)) {
+    throw new LoopInputError(`Tool "${name}": concurrency must be an integer >= 1, got ${describeValue(tool.concurrency)}`);
   }
 }
 
@@ -144,5 +224,6 @@ function assertTools(tools: unknown): void {
           `(or omitted), got ${describeValue(executionMode)}`,
       );
     }
+    assertToolPolicies(tool as Record<string, unknown>, name);
   }
 }

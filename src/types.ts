@@ -140,6 +140,30 @@ export interface AgentTool<TParameters extends ToolParameters = ToolParameters, 
    */
   idempotent?: boolean;
   /**
+   * loopchart: how long (ms) one run of this tool may take. When it passes, the
+   * call's own signal aborts and the call settles with an error result saying it
+   * timed out (a late settle is ignored). Overrides `config.toolDefaults.timeoutMs`.
+   *
+   * @example timeoutMs: 30_000
+   */
+  timeoutMs?: number;
+  /**
+   * loopchart: runs the call again when `execute` throws an error it marks retryable
+   * (a {@link RetryableToolError}, or any error with `retryable: true`). Only for
+   * tools with `replay: "safe"`; other errors are never retried. Overrides
+   * `config.toolDefaults.retry`.
+   *
+   * @example retry: { attempts: 3, backoffMs: 200 } // up to 3 runs, waiting 200 ms, then 400 ms
+   */
+  retry?: ToolRetryPolicy;
+  /**
+   * loopchart: at most this many calls of this tool execute at once in a parallel
+   * batch; the others wait in their `queued` state. Results keep source order.
+   *
+   * @example concurrency: 2
+   */
+  concurrency?: number;
+  /**
    * loopchart: whether a human must approve a call before it runs. A function is
    * asked with the validated arguments and the run's context as the batch
    * started; a throw becomes the call's error result. A call that needs approval
@@ -155,6 +179,30 @@ export interface AgentTool<TParameters extends ToolParameters = ToolParameters, 
    * restart; `"safe"`: it runs again. Calls that settled never run again either way.
    */
   replay?: "never" | "safe";
+}
+
+/** loopchart: how a tool's call is retried (see {@link AgentTool.retry}). */
+export interface ToolRetryPolicy {
+  /** Most runs of one call, the first included (an integer >= 1). */
+  attempts: number;
+  /** Wait before the first retry (ms, default 0); doubles before each further one. */
+  backoffMs?: number;
+}
+
+/** loopchart: per-tool policies every tool gets unless it declares its own. */
+export interface ToolDefaults {
+  /** See {@link AgentTool.timeoutMs}. */
+  timeoutMs?: number;
+  /** See {@link AgentTool.retry}; applies to `replay: "safe"` tools only. */
+  retry?: ToolRetryPolicy;
+}
+
+/** loopchart: token and cost ceilings of a run, summed from each response's `usage`. */
+export interface RunBudget {
+  /** Most tokens (`usage.totalTokens`) the run's responses may use. */
+  tokens?: number;
+  /** Most cost (`usage.cost.total`, USD) the run's responses may use. */
+  costUsd?: number;
 }
 
 /** Context snapshot passed into the loop. The loop never mutates the caller's `messages` array. */
@@ -325,6 +373,43 @@ export interface AgentLoopConfig extends SimpleStreamOptions {
   /** loopchart: the run ends with exit reason `maxTurns` instead of starting turn `maxTurns + 1`. */
   maxTurns?: number;
   /**
+   * loopchart: when the run reaches `maxTurns` (or its `budget`), make one last request
+   * with no tools declared and the wrap-up prompt appended as a user message, so the run
+   * ends with an answer. The exit reason stays `maxTurns` (or `budget`). `true` uses
+   * {@link DEFAULT_WRAP_UP_PROMPT}.
+   *
+   * @example wrapUp: { prompt: "Stop here and summarise what you found." }
+   */
+  wrapUp?: boolean | { prompt: string };
+  /**
+   * loopchart: the invalid-call breaker. When the model sends the same failing call
+   * (same tool, same arguments; invalid arguments or an unknown tool) this many times in a
+   * row, the run ends with exit reason `invalidCalls` (or, with `onInvalidCallLimit:
+   * "hint"`, gets one hint first). Default {@link DEFAULT_INVALID_CALL_LIMIT}; 0 turns it off.
+   */
+  invalidCallLimit?: number;
+  /**
+   * loopchart: what the breaker does at `invalidCallLimit`. `"stop"` (default) ends the run;
+   * `"hint"` appends a steering message naming the error and the tool's schema and gives the
+   * model one more turn; the next identical failure ends the run.
+   */
+  onInvalidCallLimit?: "stop" | "hint";
+  /**
+   * loopchart: token and cost ceilings. When the responses so far reach one, the run
+   * ends after the current batch with exit reason `budget` (after the wrap-up answer
+   * with `wrapUp`). A response that ends the run anyway ends it as usual.
+   *
+   * @example budget: { tokens: 200_000, costUsd: 1.5 }
+   */
+  budget?: RunBudget;
+  /** loopchart: policies for every tool that does not declare its own (`timeoutMs`, `retry`). */
+  toolDefaults?: ToolDefaults;
+  /**
+   * loopchart: at most this many calls of a parallel batch execute at once; the others
+   * wait in their `queued` state. Results keep source order.
+   */
+  maxParallelCalls?: number;
+  /**
    * loopchart: how long (ms) an aborted run waits for the work it awaits — a tool, a hook, the
    * model stream — to honour the signal before it stops waiting: pending calls get an aborted
    * result and the run ends `aborted`. A late settle is ignored. Default `ABORT_GRACE_MS` (2000).
@@ -349,8 +434,11 @@ export interface AgentLoopConfig extends SimpleStreamOptions {
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 }
 
-/** Why a run ended. */
-export type ExitReason = "completed" | "terminated" | "stopped" | "maxTurns" | "error" | "aborted";
+/**
+ * Why a run ended. loopchart's policies add `invalidCalls` (the invalid-call breaker,
+ * `config.invalidCallLimit`) and `budget` (`config.budget` reached).
+ */
+export type ExitReason = "completed" | "terminated" | "stopped" | "maxTurns" | "invalidCalls" | "budget" | "error" | "aborted";
 
 /** The event protocol (pi's snake_case names). `agent_end` is always last. */
 export type AgentEvent =
@@ -360,7 +448,7 @@ export type AgentEvent =
       messages: AgentMessage[];
       /** loopchart: why the run ended. */
       exitReason?: ExitReason;
-      /** loopchart: what failed, when the exit reason is `error` (or `aborted`). */
+      /** loopchart: what failed, when the exit reason is `error` (or `aborted`), or the failing call for `invalidCalls`. */
       errorMessage?: string;
     }
   | { type: "turn_start" }

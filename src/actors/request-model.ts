@@ -54,7 +54,8 @@ async function openStream(services: RunServices, input: RequestModelInput) {
   const transformed = config.transformContext ? checkTransformedContext(await config.transformContext(messages, signal)) : passed(messages);
   if (!transformed.ok) throw new TypeError(transformed.error);
   const llmMessages = checkLlmMessages(await config.convertToLlm(transformed.value));
-  const tools = services.declaredTools();
+  // The wrap-up request declares no tools.
+  const tools = input.withoutTools ? undefined : services.declaredTools();
   const context: Context = { systemPrompt: input.systemPrompt, messages: llmMessages, ...(tools ? { tools } : {}) };
   const apiKey = (config.getApiKey ? await config.getApiKey(input.model.provider) : undefined) || config.apiKey;
   const options: SimpleStreamOptions = {

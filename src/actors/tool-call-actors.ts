@@ -20,6 +20,7 @@ import {
 import type { AfterToolCallResult, AgentEvent, AgentLoopConfig, AgentToolResult, ToolCall } from "../types.js";
 import { hookContext, type RunServices } from "../run-environment.js";
 import { validateToolArguments } from "../validation.js";
+import { isRetryableError } from "../errors/retryable-tool-error.js";
 import { checkAfterToolCallResult, checkBeforeToolCallResult, checkOutputSchema, normalizeToolResult } from "../tool-result.js";
 
 export { BLOCKED_MESSAGE, REJECTED_MESSAGE } from "../../machines/tool-call.machine.js";
@@ -31,12 +32,12 @@ const failed = (text: string): SettledToolCall => ({ result: errorResult(text), 
 function prepareArguments(services: RunServices, toolCall: ToolCall): PreparedCall {
   if (services.signal?.aborted) return { settled: failed(ABORTED_MESSAGE) };
   const tool = services.tool(toolCall.name);
-  if (!tool) return { settled: failed(`Tool ${toolCall.name} not found`) };
+  if (!tool) return { settled: { ...failed(`Tool ${toolCall.name} not found`), rejected: "unknownTool" } };
   try {
     const raw = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
     return { args: validateToolArguments(tool, raw) };
   } catch (error) {
-    return { settled: failed(errorText(error)) };
+    return { settled: { ...failed(errorText(error)), rejected: "invalidArguments" } };
   }
 }
 
@@ -131,7 +132,7 @@ export function createExecuteToolActor(services: RunServices) {
       return { ...checkOutputSchema(tool, normalizeToolResult(toolCall.name, result)), durationMs };
     } catch (error) {
       const durationMs = elapsed();
-      return { ...failed(errorText(error)), durationMs };
+      return { ...failed(errorText(error)), durationMs, ...(isRetryableError(error) ? { retryable: true as const } : {}) };
     } finally {
       live = false;
     }

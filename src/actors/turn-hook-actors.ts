@@ -11,6 +11,7 @@ import { describeValue } from "../describe-value.js";
 import { type RunServices } from "../run-environment.js";
 import { checkSteeringMessages } from "../check-messages.js";
 import { transcriptMessages } from "../../machines/transcript.js";
+import { toolPoliciesOf } from "../tool-policies.js";
 
 function turnContext(services: RunServices, input: TurnHookInput): ShouldStopAfterTurnContext {
   return {
@@ -44,6 +45,8 @@ function updateFrom(services: RunServices, update: AgentLoopTurnUpdate | AgentRe
     next.systemPrompt = update.context.systemPrompt;
     next.messages = [...update.context.messages];
     next.sequentialTools = sequentialToolNames(services);
+    const toolPolicies = toolPoliciesOf(services.tools(), services.config.toolDefaults);
+    if (toolPolicies) next.toolPolicies = toolPolicies;
   }
   const appended = (update as AgentLoopTurnUpdate).messages;
   if (appended !== undefined) {

@@ -15,6 +15,10 @@ export const EXIT_CODES = {
    * saved (state "awaiting approval"); answer with `loopchart approve|reject <id> <toolCallId>`.
    */
   approvalPending: 4,
+  /** The run reached its `--budget-usd` (or token budget). */
+  budget: 5,
+  /** The invalid-call breaker stopped the run: the model kept sending the same failing call. */
+  invalidCalls: 6,
   /** The run was interrupted (Ctrl-C / SIGINT). 128 + SIGINT's number, as shells do. */
   aborted: 130,
 } as const;
@@ -28,6 +32,10 @@ export function exitCodeFor(reason: ExitReason): number {
       return EXIT_CODES.ok;
     case "maxTurns":
       return EXIT_CODES.maxTurns;
+    case "budget":
+      return EXIT_CODES.budget;
+    case "invalidCalls":
+      return EXIT_CODES.invalidCalls;
     case "error":
       return EXIT_CODES.error;
     case "aborted":

@@ -31,7 +31,7 @@ Examples:
   loopchart run --session fix-tests "Why does npm test fail?"   then, after a crash: loopchart resume fix-tests
 
 Exit codes: 0 completed/terminated/stopped, 1 error, 2 usage, 3 max turns, 4 approval pending
-(no terminal to ask on; answer with loopchart approve|reject), 130 aborted (Ctrl-C).
+(no terminal to ask on; answer with loopchart approve|reject), 5 budget, 6 invalid calls, 130 aborted (Ctrl-C).
 `;
 
 /** `loopchart run --help`. */
@@ -63,10 +63,17 @@ Options:
                                e.g. --cwd ./my-project
       --system <text>          System prompt. Default: a short coding-assistant prompt naming --cwd.
                                e.g. --system "You review code. Never edit files."
-      --max-turns <n>          Stop (exit code 3) instead of starting turn n+1.  e.g. --max-turns 10
+      --max-turns <n>          Stop (exit code 3) instead of starting turn n+1 (n ≥ 1).  e.g. --max-turns 10
       --thinking <level>       Reasoning level: off, minimal, low, medium, high, xhigh or max
                                (xhigh and max are served as high where the model has no such
                                level). Default: off.  e.g. --thinking high
+      --wrap-up                At --max-turns or --budget-usd, make one last request without tools
+                               so the run ends with an answer.  e.g. --max-turns 10 --wrap-up
+      --budget-usd <amount>    Stop (exit code 5) after the batch of the response that brings the
+                               run's cost (from the model's usage) to this many US dollars.
+                               e.g. --budget-usd 0.50
+      --tool-timeout <time>    Abort any tool call that runs longer (its result says it timed out).
+                               e.g. --tool-timeout 30s  (also 500ms, 2m; a bare number is seconds)
       --max-retries <n>        Retries of a model request that failed with 429/5xx or a network
                                error (with backoff). Default: the provider's (2).  e.g. --max-retries 0
       --trace <file>           Record the run as JSONL (docs/TRACE_FORMAT.md), API keys redacted.
@@ -95,7 +102,7 @@ Environment: OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENAI_BASE_URL (openai, openai-
 ANTHROPIC_BASE_URL (anthropic), NO_COLOR (no colours).
 Ctrl-C aborts the run: running tools are killed, the trace is flushed, exit code 130.
 Exit codes: 0 completed/terminated/stopped, 1 error, 2 usage, 3 max turns, 4 approval pending
-(no terminal to ask on: the session waits for loopchart approve|reject), 130 aborted.
+(no terminal to ask on: the session waits for loopchart approve|reject), 5 budget, 6 invalid calls, 130 aborted.
 
 Examples:
   loopchart run --model scripted/demo --cwd "$(mktemp -d)" "Tidy up this workspace"

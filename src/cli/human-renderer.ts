@@ -210,6 +210,10 @@ function reasonLabel(reason: ExitReason | undefined): string {
       return "ended";
     case "maxTurns":
       return "max turns reached";
+    case "budget":
+      return "budget reached";
+    case "invalidCalls":
+      return "stopped: the model repeated the same invalid tool call";
     default:
       return reason;
   }

@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseNonNegativeInt, parseOptions, parsePositiveInt } from "./parse-options.js";
+import { parseDuration, parseNonNegativeInt, parseOptions, parsePositiveInt, parsePositiveNumber } from "./parse-options.js";
 import { DEFAULT_TOOL_NAMES, TOOL_NAMES } from "./cli-defaults.js";
 import { parseToolList } from "./resolve-tools.js";
 import { UsageError } from "./usage-error.js";
@@ -23,6 +23,12 @@ export interface RunArgs {
   maxTurns?: number;
   /** `--thinking`: the reasoning level asked of the model (pi 1.x's levels, `max` included). */
   thinkingLevel?: ThinkingLevel;
+  /** `--wrap-up`: at the turn cap or the budget, one last request without tools for an answer. */
+  wrapUp: boolean;
+  /** `--budget-usd`: the run's cost ceiling (US dollars, from each response's usage). */
+  budgetUsd?: number;
+  /** `--tool-timeout`: every tool call's time limit, in milliseconds. */
+  toolTimeoutMs?: number;
   /** Retries of retryable model failures (429, 5xx); undefined keeps the provider's default. */
   maxRetries?: number;
   /** Absolute path of the trace file, when `--trace` was given. */
@@ -48,6 +54,9 @@ export const RUN_OPTIONS = {
   system: { type: "string" },
   "max-turns": { type: "string" },
   thinking: { type: "string" },
+  "wrap-up": { type: "boolean" },
+  "budget-usd": { type: "string" },
+  "tool-timeout": { type: "string" },
   "max-retries": { type: "string" },
   trace: { type: "string" },
   inspect: { type: "string" },
@@ -63,7 +72,7 @@ export const RUN_OPTIONS = {
  * Throws {@link UsageError} with a message that says what was expected.
  */
 export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs {
-  const { values, positionals } = parseOptions(args, RUN_OPTIONS, "loopchart run --help");
+  const { values, positionals } = parseOptions(args, RUN_OPTIONS, "loopchart run --help", ["max-turns"]);
   const help = values.help === true;
   const prompt = positionals.join(" ").trim();
   if (!help && prompt === "") {
@@ -91,6 +100,9 @@ export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs 
     systemPrompt: typeof values.system === "string" ? values.system : undefined,
     maxTurns: typeof values["max-turns"] === "string" ? parsePositiveInt("--max-turns", values["max-turns"]) : undefined,
     thinkingLevel: typeof values.thinking === "string" ? parseThinkingLevel(values.thinking) : undefined,
+    wrapUp: values["wrap-up"] === true,
+    ...(typeof values["budget-usd"] === "string" ? { budgetUsd: parsePositiveNumber("--budget-usd", values["budget-usd"], "0.50") } : {}),
+    ...(typeof values["tool-timeout"] === "string" ? { toolTimeoutMs: parseDuration("--tool-timeout", values["tool-timeout"]) } : {}),
     maxRetries: typeof values["max-retries"] === "string" ? parseNonNegativeInt("--max-retries", values["max-retries"]) : undefined,
     tracePath: typeof values.trace === "string" ? resolve(baseDir, nonEmpty(values.trace, "--trace")) : undefined,
     inspectUrl: typeof values.inspect === "string" ? wsUrl(values.inspect) : undefined,

@@ -45,6 +45,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
         ...(parsed.maxTurns === undefined ? {} : { maxTurns: parsed.maxTurns }),
         ...(parsed.maxRetries === undefined ? {} : { maxRetries: parsed.maxRetries }),
         ...(parsed.needsApproval.length === 0 ? {} : { needsApproval: parsed.needsApproval }),
+        ...runPolicies(parsed),
       };
       const durable = await prepareRunSession(store, parsed.session as string, meta, io, parsed.store);
       return finishRun(await startRun(parsed, args, io, prompt, resolved, tools, durable), parsed, io);
@@ -75,6 +76,7 @@ async function startRun(
     systemPrompt: parsed.systemPrompt ?? defaultSystemPrompt({ cwd: parsed.cwd, tools: parsed.tools }),
     maxTurns: parsed.maxTurns,
     ...(parsed.thinkingLevel === undefined ? {} : { thinkingLevel: parsed.thinkingLevel }),
+    ...runPolicies(parsed),
     maxRetries: parsed.maxRetries,
     tracePath: parsed.tracePath,
     ...(parsed.inspectUrl === undefined ? {} : { inspectUrl: parsed.inspectUrl }),
@@ -82,6 +84,15 @@ async function startRun(
     argv: ["run", ...args],
     ...(durable ? { durable } : {}),
   });
+}
+
+/** The loop policies given on the command line (`--wrap-up`, `--budget-usd`, `--tool-timeout`). */
+function runPolicies(parsed: RunArgs): { wrapUp?: boolean; budgetUsd?: number; toolTimeoutMs?: number } {
+  return {
+    ...(parsed.wrapUp ? { wrapUp: true } : {}),
+    ...(parsed.budgetUsd === undefined ? {} : { budgetUsd: parsed.budgetUsd }),
+    ...(parsed.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: parsed.toolTimeoutMs }),
+  };
 }
 
 function finishRun(outcome: SessionOutcome, parsed: RunArgs, io: CliIo): number {

@@ -52,6 +52,12 @@ export interface SessionOptions {
   maxTurns?: number;
   /** `--thinking`: the run's reasoning level. */
   thinkingLevel?: ThinkingLevel;
+  /** `--wrap-up`: one last request without tools at the turn cap or the budget. */
+  wrapUp?: boolean;
+  /** `--budget-usd`: the run's cost ceiling. */
+  budgetUsd?: number;
+  /** `--tool-timeout` in milliseconds: every tool call's limit. */
+  toolTimeoutMs?: number;
   /** Passed to the stream function as `maxRetries` when set. */
   maxRetries?: number;
   /** Absolute path of the JSONL trace to write, if any. */
@@ -128,6 +134,9 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
         convertToLlm,
         maxTurns: options.maxTurns,
         ...(options.thinkingLevel === undefined ? {} : { thinkingLevel: options.thinkingLevel }),
+        ...(options.wrapUp === true ? { wrapUp: true } : {}),
+        ...(options.budgetUsd === undefined ? {} : { budget: { costUsd: options.budgetUsd } }),
+        ...(options.toolTimeoutMs === undefined ? {} : { toolDefaults: { timeoutMs: options.toolTimeoutMs } }),
         ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
         apiKey: resolved.apiKey,
         getApiKey: () => resolved.apiKey,

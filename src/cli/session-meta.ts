@@ -18,6 +18,10 @@ export interface CliSessionMeta {
   maxRetries?: number;
   /** `--needs-approval`: tools whose calls wait for a decision. */
   needsApproval?: string[];
+  /** `--wrap-up`, `--budget-usd`, `--tool-timeout` (ms) of the run. */
+  wrapUp?: boolean;
+  budgetUsd?: number;
+  toolTimeoutMs?: number;
 }
 
 /** The CLI meta of a session, or a `UsageError` saying the session was not started by `loopchart run`. */

@@ -78,7 +78,7 @@ export const traceInspectionSchema = z.object({
 export const traceEndSchema = z.object({
   type: z.literal("trace_end"),
   t: z.number(),
-  exitReason: z.enum(["completed", "terminated", "stopped", "maxTurns", "error", "aborted"]).optional(),
+  exitReason: z.enum(["completed", "terminated", "stopped", "maxTurns", "invalidCalls", "budget", "error", "aborted"]).optional(),
   exitCode: z.number().optional(),
   error: z.string().optional(),
 });

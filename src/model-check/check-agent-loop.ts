@@ -9,7 +9,7 @@ import { fromCallback, type AnyStateMachine, type AnyTransitionDefinition } from
 import { callGroupMachine } from "../../machines/call-group.machine.js";
 import { toolCallMachine } from "../../machines/tool-call.machine.js";
 import { explore } from "./explore.js";
-import { baseLoopInput, createLoopWorld, SERIAL_TOOL, type HookOutcome, type LoopWorldState } from "./loop-world.js";
+import { baseLoopInput, createLoopWorld, SERIAL_TOOL, TOOL, type HookOutcome, type LoopWorldState } from "./loop-world.js";
 import { coverageOf } from "./machine-transitions.js";
 import { createStepRecorder } from "./record-step.js";
 import {
@@ -91,6 +91,34 @@ export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAUL
       name: `approvals, sequential, call groups of ${callsPerGroup}, maxTurns 1`,
       input: { toolExecution: "sequential", callsPerGroup, maxTurns: 1 },
       approvals: true,
+    },
+    // The loop policies, each alone (every response uses one token).
+    {
+      name: `invalid-call breaker at 1 with a hint, maxTurns ${turns}`,
+      input: { invalidCallLimit: 1, onInvalidCallLimit: "hint", maxTurns: turns, sequentialTools: [SERIAL_TOOL] },
+    },
+    { name: "wrapUp, maxTurns 1", input: { wrapUp: { prompt: "wrap up" }, maxTurns: 1 } },
+    { name: "budget of 1 token with wrapUp, no maxTurns", input: { budget: { tokens: 1 }, wrapUp: { prompt: "wrap up" } } },
+    { name: `budget of ${turns} tokens, no maxTurns`, input: { budget: { tokens: turns } } },
+    {
+      name: `tool timeout and retry, ${SERIAL_TOOL} retry only, maxTurns 1`,
+      input: {
+        maxTurns: 1,
+        sequentialTools: [SERIAL_TOOL],
+        toolPolicies: {
+          calls: { [TOOL]: { timeoutMs: 10, retry: { attempts: 2, backoffMs: 1 } }, [SERIAL_TOOL]: { retry: { attempts: 2 } } },
+          concurrency: {},
+        },
+      },
+    },
+    {
+      name: "approvals, tool timeout, parallel, maxTurns 1",
+      input: { maxTurns: 1, toolPolicies: { calls: { [TOOL]: { timeoutMs: 10 } }, concurrency: {} } },
+      approvals: true,
+    },
+    {
+      name: "tool timeout, afterToolCall, maxTurns 1",
+      input: { hooks: { afterToolCall: true } as never, maxTurns: 1, toolPolicies: { calls: { [TOOL]: { timeoutMs: 10 } }, concurrency: {} } },
     },
   ];
 }

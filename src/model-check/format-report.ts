@@ -16,6 +16,7 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
   I4: "the public event protocol is well formed (agent_start … agent_end, starts before ends)",
   I5: "a batch of calls terminates the run only when every one of its results says terminate",
   I6: "the exit reason matches what happened on the path",
+  I7: "a run that ends at maxTurns (or its budget) with wrapUp made exactly one request without tools, its last",
 };
 
 /** One violation with its path, one world event per line. */

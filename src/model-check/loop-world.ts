@@ -119,7 +119,8 @@ export interface LoopWorldMachines {
 
 /** Name of the tool that declares sequential execution in sample batches. */
 export const SERIAL_TOOL = "serialTool";
-const TOOL = "tool";
+/** Name of the tool of every other sample call. */
+export const TOOL = "tool";
 
 const STUB_MODEL: Model = {
   id: "model-check",
@@ -150,7 +151,8 @@ function response(stopReason: StopReason, calls: ToolCall[], text: boolean): Ass
     api: STUB_MODEL.api,
     provider: STUB_MODEL.provider,
     model: STUB_MODEL.id,
-    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    // One token per response, so a budget of n tokens is reached by the n-th response.
+    usage: { input: 0, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 1, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
     stopReason,
     ...(stopReason === "error" || stopReason === "aborted" ? { errorMessage: `response ${stopReason}` } : {}),
     timestamp: 0,
@@ -193,6 +195,7 @@ const DEFAULT_HOOK_OUTCOMES: Record<string, HookOutcome[]> = {
     { label: "end", output: "end", fact: { stopRequested: true } },
     { label: "continue", output: "continue", fact: { continueRequested: true } },
   ],
+  invalidCallHint: [{ label: "hint", output: sampleMessage("hint") }],
 };
 
 /** Actor sources the world plays itself rather than answering as a hook. */
@@ -253,6 +256,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
   const hookOutcomes = { ...DEFAULT_HOOK_OUTCOMES, ...options.hookOutcomes };
   const abstractContext = options.abstractContext ?? defaultAbstractContext;
   const maxTurns = typeof input.maxTurns === "number" ? input.maxTurns : null;
+  const limits = { wrapUp: input.wrapUp !== undefined, budget: input.budget !== undefined };
   const parentId = recorders.call.parent?.id;
 
   /**
@@ -440,7 +444,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
     };
   };
 
-  const initial = run({ calls: [], groups: [], modelStarted: false, abandoned: false, monitor: createMonitor(maxTurns) }, "init");
+  const initial = run({ calls: [], groups: [], modelStarted: false, abandoned: false, monitor: createMonitor(maxTurns, limits) }, "init");
 
   const ABORT: WorldEvent = { type: "run.abort", send: { type: "run.abort" }, fact: { abort: true } };
   const ABANDON: WorldEvent = { type: "abort grace period ends", send: { type: "run.abandon" }, abandons: true };
@@ -486,7 +490,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           const context = call.snapshot.context as ToolCallContext;
           let output: unknown;
           if (pending.src === "prepareCall" && !at.monitor.aborted) {
-            output = marksInvalid(context) ? { settled: { result: result(SETTLE_TEXT.invalid, false), isError: true } } : { args: context.toolCall.arguments };
+            output = marksInvalid(context) ? { settled: { result: result(SETTLE_TEXT.invalid, false), isError: true, rejected: "invalidArguments" } } : { args: context.toolCall.arguments };
           } else if (pending.src === "prepareCall") output = { settled: { result: result(ABORTED_MESSAGE, false), isError: true } };
           else if (pending.src === "executeTool") output = { result: result(ABORTED_MESSAGE, false), isError: true };
           else continue;
@@ -510,7 +514,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
     return { ...at, violations: [stuck] };
   };
 
-  const modelEvents = (state: LoopWorldState): WorldEvent[] => {
+  const modelEvents = (state: LoopWorldState, withoutTools: boolean): WorldEvent[] => {
     const events: WorldEvent[] = [];
     if (!state.modelStarted) {
       // A streamed response: the requestModel actor emits message_start to the sink itself.
@@ -534,6 +538,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         response: {
           stopReason: message.stopReason,
           calls: message.content.flatMap((block) => (block.type === "toolCall" ? [block.id] : [])),
+          withoutTools,
         },
       },
     });
@@ -594,12 +599,19 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           done("succeeds, terminate", { result: result(SETTLE_TEXT.ok, true), isError: false }),
           fail("the execute actor fails"),
         );
+        // A tool with a retry policy may throw an error it marks retryable.
+        if ((call.snapshot.context as ToolCallContext).policy?.retry) {
+          events.push(done("throws, retryable", { result: result(SETTLE_TEXT.throws, false), isError: true, retryable: true }));
+        }
       } else if (src === "prepareCall") {
         // Arguments the world marked invalid settle at once (what an unknown tool, invalid arguments
         // or an abort before preparing all become); with beforeToolCall the hook may block or throw.
         const context = call.snapshot.context as ToolCallContext;
         if (marksInvalid(context)) {
-          events.push(done("invalid", { settled: { result: result(SETTLE_TEXT.invalid, false), isError: true } }));
+          events.push({
+            ...done("invalid", { settled: { result: result(SETTLE_TEXT.invalid, false), isError: true, rejected: "invalidArguments" } }),
+            fact: { invalidCall: true },
+          });
         } else {
           events.push(done("prepared", { args: context.toolCall.arguments }));
           if (options.approvals) events.push(done("prepared, asks approval", { args: context.toolCall.arguments, approval: "ask" }));
@@ -620,6 +632,12 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         );
       } else {
         events.push(done(`${src || id} done`, undefined), fail(`${src || id} throws`));
+      }
+    }
+    // The call's delayed transitions (a tool's timeout, a retry's backoff): the timer may fire.
+    for (const node of (call.snapshot as { _nodes?: { after?: { eventType: string }[] }[] })._nodes ?? []) {
+      for (const delayed of node.after ?? []) {
+        events.push({ type: label(`timer ${delayed.eventType.split(".")[2] ?? delayed.eventType} fires`), call: call.index, send: { type: delayed.eventType } });
       }
     }
     // A call waiting for a decision: the user answers through the loop, which finds the call by its system id.
@@ -655,7 +673,9 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         const src = typeof child?.src === "string" ? child.src : "";
         if (src === "requestModel") {
           // The run's model answers only the request of the current turn.
-          if (state.loop.value === "requesting") events.push(...modelEvents(state));
+          // What the request declared is in the actor's input: the wrap-up request has no tools.
+          const requestInput = (child as { options?: { input?: { withoutTools?: boolean } } }).options?.input;
+          if (state.loop.value === "requesting") events.push(...modelEvents(state, requestInput?.withoutTools === true));
         }
         else if (OWN_SOURCES.has(src)) continue;
         else events.push(...hookEvents(id, src));
@@ -693,15 +713,20 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
   };
 }
 
-/** A tool-call actor's context without the call's payload: whether it has args and how it settled. */
+/**
+ * A tool-call actor's context without the call's payload: whether it has args, how
+ * it settled, whether the world marked it invalid (else an invalid sample would be
+ * the same state as a valid one, and never explored), and its retries.
+ */
 function abstractCall(context: unknown): unknown {
-  const { settled, refusal, args, proceeds, approval, preapproved } = context as {
+  const { settled, refusal, args, proceeds, approval, preapproved, attempt } = context as {
     settled?: { isError?: boolean; result?: { terminate?: boolean } };
     refusal?: string;
     args?: unknown;
     proceeds?: boolean;
     approval?: string;
     preapproved?: boolean;
+    attempt?: number;
   };
   return [
     refusal !== undefined,
@@ -710,6 +735,8 @@ function abstractCall(context: unknown): unknown {
     approval ?? null,
     preapproved === true,
     settled ? [settled.isError === true, settled.result?.terminate === true] : null,
+    marksInvalid(context as ToolCallContext),
+    attempt ?? 0,
   ];
 }
 

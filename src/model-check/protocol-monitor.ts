@@ -19,6 +19,8 @@ export interface MonitoredResponse {
   stopReason: StopReason;
   /** Tool call ids in source order. */
   calls: string[];
+  /** The request declared no tools (the wrap-up request). */
+  withoutTools?: boolean;
 }
 
 /** What the monitor remembers of a path. JSON data. */
@@ -47,6 +49,20 @@ export interface ProtocolMonitor {
   /** finishTurn asked for one more request this turn (pi 1.x): the run may go on after a terminating batch. */
   continueRequested: boolean;
   hookFailed: boolean;
+  /** The run's limits: a wrap-up request is asked for; a budget is set. */
+  limits: MonitoredLimits;
+  /** Requests that declared no tools so far. */
+  requestsWithoutTools: number;
+  /** A request came after one without tools. */
+  requestAfterWrapUp: boolean;
+  /** A call was rejected as invalid on this path. */
+  invalidCall: boolean;
+}
+
+/** What the monitor knows of the run's configuration. */
+export interface MonitoredLimits {
+  wrapUp: boolean;
+  budget: boolean;
 }
 
 /** What a world event tells the monitor about the path. */
@@ -57,10 +73,11 @@ export interface WorldFact {
   stopRequested?: true;
   continueRequested?: true;
   hookFailed?: true;
+  invalidCall?: true;
 }
 
 /** A fresh monitor for a run with `maxTurns` (null: unbounded). */
-export function createMonitor(maxTurns: number | null): ProtocolMonitor {
+export function createMonitor(maxTurns: number | null, limits: MonitoredLimits = { wrapUp: false, budget: false }): ProtocolMonitor {
   return {
     started: false,
     ended: false,
@@ -79,6 +96,10 @@ export function createMonitor(maxTurns: number | null): ProtocolMonitor {
     stopRequested: false,
     continueRequested: false,
     hookFailed: false,
+    limits,
+    requestsWithoutTools: 0,
+    requestAfterWrapUp: false,
+    invalidCall: false,
   };
 }
 
@@ -86,7 +107,12 @@ export function createMonitor(maxTurns: number | null): ProtocolMonitor {
 export function observeWorld(monitor: ProtocolMonitor, fact: WorldFact | undefined): void {
   if (!fact) return;
   if (fact.abort) monitor.aborted = true;
-  if (fact.response) monitor.response = fact.response;
+  if (fact.response) {
+    if (monitor.requestsWithoutTools > 0) monitor.requestAfterWrapUp = true;
+    if (fact.response.withoutTools) monitor.requestsWithoutTools += 1;
+    monitor.response = fact.response;
+  }
+  if (fact.invalidCall) monitor.invalidCall = true;
   if (fact.pendingDelivered) monitor.pendingDelivered = true;
   if (fact.stopRequested) monitor.stopRequested = true;
   if (fact.continueRequested) monitor.continueRequested = true;
@@ -110,7 +136,8 @@ export function observeEmitted(monitor: ProtocolMonitor, event: AgentEvent): Ste
     case "turn_start":
       if (monitor.turnOpen) fail("I4", "turn_start while the previous turn has not ended");
       if (monitor.aborted) fail("I6", "a new turn starts after run.abort");
-      if (monitor.maxTurns !== null && monitor.turns + 1 > monitor.maxTurns) {
+      // With wrapUp, one turn past the cap is the wrap-up request's.
+      if (monitor.maxTurns !== null && monitor.turns + 1 > monitor.maxTurns + (monitor.limits.wrapUp ? 1 : 0)) {
         fail("I6", `turn ${monitor.turns + 1} starts although maxTurns is ${monitor.maxTurns}`);
       }
       if (monitor.turns > 0 && monitor.lastBatchTerminates && !monitor.pendingDelivered && !monitor.continueRequested) {
@@ -234,10 +261,29 @@ function checkExitReason(monitor: ProtocolMonitor, reason: ExitReason | undefine
   if (reason === "maxTurns" && (monitor.maxTurns === null || monitor.turns < monitor.maxTurns)) {
     fail(`exit reason maxTurns after ${monitor.turns} turns (maxTurns ${monitor.maxTurns ?? "unset"})`);
   }
+  if (reason === "budget" && !monitor.limits.budget) fail("exit reason budget, but the run has no budget");
+  if (reason === "invalidCalls" && !monitor.invalidCall) fail("exit reason invalidCalls, but no call was rejected as invalid");
+  found.push(...checkWrapUp(monitor, reason));
   if (reason === "completed" && (response?.calls.length ?? 0) > 0) fail("exit reason completed, but the last response asked for tools");
   if (reason === "terminated" && !monitor.lastBatchTerminates) {
     found.push({ invariant: "I5", message: "exit reason terminated, but not every result of the last batch terminates" });
   }
+  return found;
+}
+
+/**
+ * I7: a run that ends at `maxTurns` (or its budget) with `wrapUp` made exactly one
+ * request without tools, and it was its last; no other run makes one.
+ */
+function checkWrapUp(monitor: ProtocolMonitor, reason: ExitReason): StepViolation[] {
+  const found: StepViolation[] = [];
+  const fail = (message: string) => found.push({ invariant: "I7", message });
+  if (monitor.requestAfterWrapUp) fail("a request followed the request without tools");
+  const wrapsUp = monitor.limits.wrapUp && (reason === "maxTurns" || reason === "budget");
+  if (wrapsUp && monitor.requestsWithoutTools !== 1) {
+    fail(`the run ended ${reason} with wrapUp after ${monitor.requestsWithoutTools} requests without tools, not 1`);
+  }
+  if (!monitor.limits.wrapUp && monitor.requestsWithoutTools > 0) fail("a request without tools, but the run has no wrapUp");
   return found;
 }
 

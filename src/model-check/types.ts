@@ -11,12 +11,13 @@ import type { AgentLoopInput } from "../../machines/agent-loop.machine.js";
  * - `I3` every path reaches `done` within the bound (no deadlock, no crash, no dead end);
  * - `I4` the public event protocol is well formed;
  * - `I5` a batch terminates the run only when every one of its results terminates;
- * - `I6` the exit reason matches the path.
+ * - `I6` the exit reason matches the path;
+ * - `I7` a run that ends at `maxTurns` (or its budget) with `wrapUp` made exactly one request without tools, its last.
  */
-export type InvariantId = "I1" | "I2" | "I3" | "I4" | "I5" | "I6";
+export type InvariantId = "I1" | "I2" | "I3" | "I4" | "I5" | "I6" | "I7";
 
 /** Every invariant, in order. */
-export const INVARIANTS: readonly InvariantId[] = ["I1", "I2", "I3", "I4", "I5", "I6"];
+export const INVARIANTS: readonly InvariantId[] = ["I1", "I2", "I3", "I4", "I5", "I6", "I7"];
 
 /** One broken invariant with the shortest path of world events that breaks it. */
 export interface ModelCheckViolation {

@@ -52,6 +52,8 @@ export interface MockResponse {
   hang?: boolean;
   /** Throw from the stream function itself (breaking its contract). */
   throws?: string;
+  /** `usage.cost.total` of the response (default 0). */
+  costUsd?: number;
 }
 
 export function assistant(response: MockResponse, partialContent?: AssistantMessage["content"]): AssistantMessage {
@@ -69,7 +71,7 @@ export function assistant(response: MockResponse, partialContent?: AssistantMess
     api: testModel.api,
     provider: testModel.provider,
     model: testModel.id,
-    usage: usage(),
+    usage: response.costUsd === undefined ? usage() : { ...usage(), cost: { ...usage().cost, total: response.costUsd } },
     stopReason: response.stopReason ?? (hasCalls ? "toolUse" : "stop"),
     ...(response.errorMessage ? { errorMessage: response.errorMessage } : {}),
     timestamp: Date.now(),
