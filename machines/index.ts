@@ -24,11 +24,13 @@ export type {
   LoopToToolCallEvent,
   ModelStreamEvent,
   NextTurnUpdate,
+  PrepareRequestInput,
   RequestModelInput,
   RunControlEvent,
   SettledToolCall,
   LoopToCallGroupEvent,
   ToolCallInput,
   ToolCallToLoopEvent,
+  TurnDecision,
   TurnHookInput,
 } from "./events.js";

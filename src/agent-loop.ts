@@ -139,6 +139,8 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
         followUp: typeof config.getFollowUpMessages === "function",
         shouldStopAfterTurn: typeof config.shouldStopAfterTurn === "function",
         prepareNextTurn: typeof config.prepareNextTurn === "function",
+        prepareRequest: typeof config.prepareRequest === "function",
+        finishTurn: typeof config.finishTurn === "function",
         needsApproval: (context.tools ?? []).some((tool) => typeof tool?.needsApproval === "function"),
       },
       ...(config.approvedTools !== undefined ? { approvedTools: [...config.approvedTools] } : {}),
@@ -304,7 +306,7 @@ export async function runAgentLoopContinue(
  * end, delivering events to an ordered sink; resolves with the new messages once the
  * sink settled. The actor is created and started synchronously, before the first
  * `await`; `onActor` receives it before it starts (the `Agent` keeps it to send
- * approval decisions). Internal to loopchart's `Agent` and durable sessions.
+ * approval decisions).
  */
 export async function runIntoSink(
   options: Omit<CreateAgentLoopActorOptions, "onEvent">,

@@ -29,7 +29,7 @@ import { DEFAULT_QUEUE_MODE, MessageQueue, type QueueMode } from "./agent/messag
 import { runDurably } from "./sessions/durable-run.js";
 import { assertSessionId, type SessionStore } from "./sessions/session-store.js";
 import { SessionNotFoundError } from "./errors/session-not-found-error.js";
-import { transcriptMessages, type Transcript } from "../machines/transcript.js";
+import { hasUnfinishedRun, sessionTranscript } from "./sessions/session-transcript.js";
 import type {
   AgentContext,
   AgentEvent,
@@ -183,10 +183,7 @@ export class Agent {
     const stored = await store.load(sessionId);
     if (!stored) throw new SessionNotFoundError(sessionId, store.location);
     const { record } = stored;
-    const snapshot = record.snapshot as { status?: string; context?: { messages?: Transcript } } | undefined;
-    const transcript = snapshot?.context?.messages ? transcriptMessages(snapshot.context.messages) : [];
-    // The snapshot's transcript is the truth; the log trails it by at most the last save.
-    const messages = transcript.length >= stored.messages.length ? transcript : stored.messages;
+    const messages = sessionTranscript(stored);
     const agent = new Agent({
       ...options,
       sessionId,
@@ -200,11 +197,10 @@ export class Agent {
         messages: options.initialState?.messages ?? messages,
       },
     });
-    // Tools approved with `always` in the session stay approved.
-    for (const name of (snapshot?.context as { approvedTools?: unknown } | undefined)?.approvedTools as string[] | undefined ?? []) {
-      if (typeof name === "string") agent.approvedTools.add(name);
-    }
-    if (snapshot?.status !== "active") return agent;
+    // Tools approved with `always` stay approved for the session (the loop keeps them in its context).
+    const approved = (record.snapshot as { context?: { approvedTools?: unknown } } | undefined)?.context?.approvedTools;
+    if (Array.isArray(approved)) for (const name of approved) if (typeof name === "string") agent.approvedTools.add(name);
+    if (!hasUnfinishedRun(record)) return agent;
     await new Promise<void>((resolve, reject) => {
       agent.run({ kind: "restore", onStarted: resolve }).then(resolve, reject);
     });
@@ -502,9 +498,9 @@ export class Agent {
     const keep = (actor: AgentLoopActor) => {
       if (run) run.actor = actor;
     };
-    // Tools approved with `always` earlier in the session are not asked again.
-    const runConfig: AgentLoopConfig = { ...config, approvedTools: [...this.approvedTools] };
+    const runConfig = { ...config, approvedTools: [...this.approvedTools] };
     if (this.sessionStore && this.sessionId !== undefined) {
+      if (request.kind === "continue") assertContinuable(context);
       return runDurably({
         store: this.sessionStore,
         sessionId: this.sessionId,
@@ -516,8 +512,8 @@ export class Agent {
         streamFn: this.streamFn,
         agent: { systemPrompt: this.mutableState.systemPrompt, model: this.mutableState.model, thinkingLevel: this.mutableState.thinkingLevel },
         ...(this.sessionMeta ? { meta: this.sessionMeta } : {}),
-        ...(request.kind === "restore" && request.onStarted ? { onStarted: request.onStarted } : {}),
         onActor: keep,
+        ...(request.kind === "restore" && request.onStarted ? { onStarted: request.onStarted } : {}),
       });
     }
     if (request.kind === "restore") throw new LoopInputError("Only an agent with a sessionStore can restore a run");

@@ -48,11 +48,14 @@ export interface CheckAgentLoopOptions {
 }
 
 /**
- * The configurations explored by default: every hook with `maxTurns`; no hook,
- * and `afterToolCall` with steering, in parallel (where the loop prepares and
- * releases a batch at once) with `maxTurns`, the latter with call groups one
- * call smaller than the largest batch; `shouldStopAfterTurn` alone with
- * sequential tools, the same call groups (which then pass on `tool.prepared`) and no cap. (A hook alone takes the paths that skip the others.)
+ * The configurations explored by default: every pi 0.73 hook with `maxTurns`; no
+ * hook, and `afterToolCall` with steering, in parallel (where the loop prepares and
+ * releases a batch at once) with `maxTurns`, the latter with call groups one call
+ * smaller than the largest batch; pi 1.x's turn hooks (`prepareRequest`,
+ * `finishTurn`, `prepareNextTurn`) with follow-up and `maxTurns`;
+ * `shouldStopAfterTurn` and `finishTurn` (so a `continue` decision meets no
+ * follow-up poll) with sequential tools, the same call groups (which then pass on
+ * `tool.prepared`) and no cap. (A hook alone takes the paths that skip the others.)
  * Three more, one turn each, let the world ask for approval (`approvals`): parallel without and with
  * `beforeToolCall` (the handshake), and sequential in call groups.
  */
@@ -61,7 +64,7 @@ export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAUL
   const callsPerGroup = Math.max(1, maxCalls - 1);
   return [
     {
-      name: `all hooks, parallel, maxTurns ${turns}`,
+      name: `all pi 0.73 hooks, parallel, maxTurns ${turns}`,
       input: {
         hooks: { steering: true, followUp: true, shouldStopAfterTurn: true, prepareNextTurn: true, beforeToolCall: true, afterToolCall: true } as never,
         maxTurns: turns,
@@ -74,8 +77,12 @@ export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAUL
       input: { hooks: { afterToolCall: true, steering: true } as never, maxTurns: turns, callsPerGroup },
     },
     {
-      name: `shouldStopAfterTurn only, sequential, call groups of ${callsPerGroup}, no maxTurns`,
-      input: { hooks: { shouldStopAfterTurn: true } as never, toolExecution: "sequential", callsPerGroup },
+      name: `pi 1.x turn hooks (prepareRequest, finishTurn, prepareNextTurn) and follow-up, parallel, maxTurns ${turns}`,
+      input: { hooks: { prepareRequest: true, finishTurn: true, prepareNextTurn: true, followUp: true } as never, maxTurns: turns },
+    },
+    {
+      name: `shouldStopAfterTurn and finishTurn, sequential, call groups of ${callsPerGroup}, no maxTurns`,
+      input: { hooks: { shouldStopAfterTurn: true, finishTurn: true } as never, toolExecution: "sequential", callsPerGroup },
     },
     // Approval: one turn each, so the decisions multiply only the first batch.
     { name: "approvals, parallel, maxTurns 1", input: { maxTurns: 1 }, approvals: true },

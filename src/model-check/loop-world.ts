@@ -183,7 +183,16 @@ const DEFAULT_HOOK_OUTCOMES: Record<string, HookOutcome[]> = {
     { label: "false", output: false },
     { label: "true", output: true, fact: { stopRequested: true } },
   ],
-  prepareNextTurn: [{ label: "no change", output: undefined }],
+  prepareNextTurn: [
+    { label: "no change", output: undefined },
+    { label: "1 message", output: { append: [sampleMessage("prepared")] } },
+  ],
+  prepareRequest: [{ label: "no change", output: undefined }],
+  finishTurn: [
+    { label: "no decision", output: undefined },
+    { label: "end", output: "end", fact: { stopRequested: true } },
+    { label: "continue", output: "continue", fact: { continueRequested: true } },
+  ],
 };
 
 /** Actor sources the world plays itself rather than answering as a hook. */
