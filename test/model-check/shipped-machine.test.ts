@@ -10,5 +10,6 @@ describe("checkAgentLoop on the shipped machines", () => {
     expect(report.callGroupCoverage).toMatchObject({ machine: "callGroup", transitions: 3, covered: 3 });
     expect(report.covered).toBeGreaterThan(0);
     expect(summaryLine(report)).toMatch(/^model check: [\d,]+ states, [\d,]+\/[\d,]+ transitions covered, [\d,]+ paths, 0 violations$/);
-  });
+    // Seven configurations (three of them with approvals) take ~15 s alone, more on a busy machine.
+  }, 120_000);
 });
