@@ -53,10 +53,13 @@ async function waitingSession(store: JsonlSessionStore, sessionId: string) {
   });
   void agent.prompt("ship it");
   await asked;
-  // The run goes on saving; wait until the store holds the waiting state with the free call settled.
-  for (let attempt = 0; attempt < 200; attempt += 1) {
+  // The run goes on saving; wait until the stored snapshot has the free call's result in the batch.
+  const settledInStore = async () => {
     const stored = await store.load(sessionId);
-    if (stored?.record.state === "awaiting approval" && stored.messages.length >= 1 && runs.includes("e1")) break;
+    const batch = (stored?.record.snapshot as { context?: { batch?: { results?: unknown[] } } } | undefined)?.context?.batch;
+    return stored?.record.state === "awaiting approval" && batch?.results?.[0] !== null && batch?.results?.[0] !== undefined;
+  };
+  for (let attempt = 0; attempt < 500 && !(await settledInStore()); attempt += 1) {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return { agent, runs };
