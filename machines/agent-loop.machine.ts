@@ -3,8 +3,7 @@
  *
  *   starting ─▶ requesting ─┬─ responseFailed ───────────────────────────▶ done (error | aborted)
  *                           ├─ hasNoToolCalls ─────────────▶ endingTurn
- *                           └─ (isLengthTruncated: refuse) ─▶ toolBatch ─▶ endingTurn
- *   toolBatch: dispatching ─▶ preparing ⇄ executing ─▶ finalizing ─▶ appending ─▶ (preparing | endingTurn)
+ *                           └─▶ toolBatch (invokes the batch machine; length-truncated: every call refused) ─▶ endingTurn
  *   endingTurn ─┬─ shouldStop ─▶ done (stopped)
  *               └─▶ (pollingSteering) ─▶ decidingNextTurn ─┬─ hasPendingMessages ─▶ nextTurn
  *                                                          ├─ everyResultTerminates ─▶ wouldEnd
@@ -15,37 +14,33 @@
  *             ├─ reachedMaxTurns ─▶ done (maxTurns)
  *             └─▶ (preparingNextTurn) ─▶ requesting
  *
+ * The tool batch is a machine of its own (`machines/tool-batch.machine.ts`):
+ * `toolBatch` invokes it and appends its results when it is done, so the loop
+ * sees one event per batch.
+ *
  * Guards, actions and actors are referenced by name. The defaults here are
  * stand-ins without I/O (so `xstate/graph` can traverse the machine); `src/actors/`
  * provides the real ones with `machine.provide(...)`.
  */
 import { assign, emit, enqueueActions, fromCallback, fromPromise, raise, sendTo, setup } from "xstate";
-import type { AgentEvent, AgentMessage, AssistantMessage, ExitReason, ToolResultMessage } from "../src/types.js";
+import type { AgentEvent, AgentMessage, AssistantMessage, ExitReason } from "../src/types.js";
 import type { AgentLoopEvent, NextTurnUpdate, RequestModelInput, TurnHookInput } from "./events.js";
-import { CALL_GROUP_SIZE, callGroupMachine } from "./call-group.machine.js";
-import { toolCallMachine } from "./tool-call.machine.js";
+import { toolBatchMachine, type ToolBatchOutput } from "./tool-batch.machine.js";
 import { transcriptMessages, transcriptOf } from "./transcript.js";
 import {
   ABORTED_MESSAGE,
   LENGTH_TRUNCATION_MESSAGE,
   appended,
-  callDeliveries,
-  changedBatch,
-  callGroupId,
-  callInputs,
+  batchInput,
   failedResponse,
   finalExitReason,
   abandonWarning,
   hookFailure,
-  indexRange,
-  newBatch,
   toolCallsOf,
   turnHookInput,
-  withRunning,
   type AgentLoopContext,
   type AgentLoopInput,
   type AgentLoopOutput,
-  type ToolBatch,
 } from "./loop-context.js";
 
 export {
@@ -55,7 +50,6 @@ export {
   type AgentLoopHooks,
   type AgentLoopInput,
   type AgentLoopOutput,
-  type ToolBatch,
 } from "./loop-context.js";
 
 /**
@@ -89,10 +83,8 @@ export const agentLoopMachine = setup({
     checkStopAfterTurn: fromPromise<boolean, TurnHookInput>(async () => false),
     /** Asks `prepareNextTurn`. Stand-in: no change. */
     prepareNextTurn: fromPromise<NextTurnUpdate | undefined, TurnHookInput>(async () => undefined),
-    /** One tool call. */
-    toolCall: toolCallMachine,
-    /** The parent of up to `callsPerGroup` calls of a large batch. */
-    callGroup: callGroupMachine,
+    /** The tool batch of one response: runs its calls, finishes with their results in source order. */
+    toolBatch: toolBatchMachine,
   },
   delays: {
     abortGrace: ({ context }) => context.abortGraceMs,
@@ -102,12 +94,6 @@ export const agentLoopMachine = setup({
     responseFailed: (_, response: AssistantMessage) => response.stopReason === "error" || response.stopReason === "aborted",
     hasNoToolCalls: (_, response: AssistantMessage) => toolCallsOf(response).length === 0,
     isLengthTruncated: (_, response: AssistantMessage) => response.stopReason === "length",
-    isSequentialBatch: ({ context }) => context.batch?.sequential === true,
-    preparesAtOnce: ({ context }) => context.batch?.handshake === false,
-    hasUnstartedCalls: ({ context }) => (context.batch ? context.batch.started < context.batch.calls.length : false),
-    hasWaitingCalls: ({ context }) => (context.batch?.waiting.length ?? 0) > 0,
-    allExecuted: ({ context }) => context.batch?.runningCount === 0,
-    allStartedSettled: ({ context }) => (context.batch ? context.batch.settledCount === context.batch.started : true),
     everyResultTerminates: ({ context }) => context.terminated,
     hasPendingMessages: ({ context }) => context.pending.length > 0,
     hasToolCalls: ({ context }) => toolCallsOf(context.assistant).length > 0,
@@ -148,7 +134,7 @@ export const agentLoopMachine = setup({
         assistant: params.message,
         toolResults: [],
         terminated: false,
-        batch: undefined,
+        refusal: undefined,
       });
     }),
     emitTurnEnd: emit(({ context }) => ({
@@ -156,123 +142,14 @@ export const agentLoopMachine = setup({
       message: context.assistant as AgentMessage,
       toolResults: context.toolResults,
     })),
-    startBatch: enqueueActions(({ context, enqueue }) => {
-      const calls = toolCallsOf(context.assistant);
-      const sequential =
-        context.toolExecution === "sequential" || calls.some((call) => context.sequentialTools.includes(call.name));
-      const handshake = sequential || context.hooks.beforeToolCall;
-      enqueue.assign({ batch: newBatch(calls, { sequential, handshake, callsPerGroup: context.callsPerGroup }) });
-    }),
-    startRefusedBatch: enqueueActions(({ context, enqueue }) => {
-      const options = { sequential: false, handshake: false, refusal: LENGTH_TRUNCATION_MESSAGE, callsPerGroup: context.callsPerGroup };
-      enqueue.assign({ batch: newBatch(toolCallsOf(context.assistant), options) });
-    }),
-    /** Spawns one actor per call, in source order (or the call groups that do, for a large batch). */
-    spawnCalls: enqueueActions(({ context, enqueue }) => {
-      const batch = context.batch as ToolBatch;
-      const inputs = callInputs(context);
-      if (batch.groups === 0) {
-        inputs.forEach((input, index) => enqueue.spawnChild("toolCall", { id: batch.actorIds[index] as string, input }));
-        return;
-      }
-      const size = context.callsPerGroup;
-      for (let group = 0; group < batch.groups; group += 1) {
-        const from = group * size;
-        const input = { calls: inputs.slice(from, from + size), actorIds: batch.actorIds.slice(from, from + size) };
-        enqueue.spawnChild("callGroup", { id: callGroupId(group), input });
-      }
-    }),
-    /** Stops every call of the batch (or every call group, with its calls). */
-    stopCalls: enqueueActions(({ context, enqueue }) => {
-      const batch = context.batch as ToolBatch;
-      const ids = batch.groups === 0 ? batch.actorIds : Array.from({ length: batch.groups }, (_, group) => callGroupId(group));
-      for (const id of ids) enqueue.stopChild(id);
-    }),
-    /** Tells the next call to prepare (handshake batches), or every call at once (in source order). */
-    prepareCalls: enqueueActions(({ context, enqueue }) => {
-      const batch = context.batch;
-      if (!batch || batch.started >= batch.calls.length) return;
-      const until = batch.handshake ? batch.started + 1 : batch.calls.length;
-      const indexes = indexRange(batch.started, until);
-      // Without a handshake (and unless refused or aborted) each call goes on to execute once prepared.
-      const startsAtOnce = !batch.handshake && batch.refusal === undefined && !context.aborted;
-      for (const delivery of callDeliveries(context, indexes, { type: startsAtOnce ? "call.start" : "call.prepare" })) {
-        enqueue.sendTo(delivery.to, delivery.event);
-      }
-      enqueue.assign(changedBatch(context, { started: until, ...(startsAtOnce ? withRunning(context, indexes) : {}) }));
-    }),
-    markWaiting: enqueueActions(({ context, enqueue }, params: { index: number }) => {
-      enqueue.assign(changedBatch(context, { waiting: [...(context.batch as ToolBatch).waiting, params.index] }));
-    }),
-    /**
-     * Lets the prepared calls execute: the waiting ones (handshake batches), or
-     * every unsettled one not started already. After an abort they are cancelled
-     * instead; a refused batch executes nothing.
-     */
-    releaseCalls: enqueueActions(({ context, enqueue }) => {
-      const batch = context.batch as ToolBatch;
-      if (batch.refusal !== undefined) return;
-      const indexes = batch.handshake
-        ? batch.waiting
-        : indexRange(0, batch.started).filter((index) => batch.results[index] === null && !batch.running[index]);
-      if (indexes.length === 0) return;
-      if (context.aborted) {
-        for (const delivery of callDeliveries(context, indexes, { type: "call.cancel", reason: ABORTED_MESSAGE })) {
-          enqueue.sendTo(delivery.to, delivery.event);
-        }
-        enqueue.assign(changedBatch(context, { waiting: [] }));
-        return;
-      }
-      for (const delivery of callDeliveries(context, indexes, { type: "call.execute" })) {
-        enqueue.sendTo(delivery.to, delivery.event);
-      }
-      enqueue.assign(changedBatch(context, { waiting: [], ...withRunning(context, indexes) }));
-    }),
-    recordSettled: enqueueActions(({ context, enqueue }, params: Extract<AgentLoopEvent, { type: "tool.settled" }>) => {
-      const batch = context.batch;
-      if (!batch || batch.results[params.index] !== null) return;
-      const results = batch.results.slice();
-      results[params.index] = {
-        role: "toolResult",
-        toolCallId: params.toolCallId,
-        toolName: params.toolName,
-        content: params.result.content ?? [],
-        details: params.result.details,
-        isError: params.isError,
-        timestamp: Date.now(),
-      };
-      const terminates = batch.terminates.slice();
-      terminates[params.index] = params.result.terminate === true;
-      const wasRunning = batch.running[params.index] === true;
-      const running = wasRunning ? batch.running.slice() : batch.running;
-      running[params.index] = false;
-      enqueue.assign(changedBatch(context, {
-        results,
-        terminates,
-        running,
-        runningCount: batch.runningCount - (wasRunning ? 1 : 0),
-        settledCount: batch.settledCount + 1,
-      }));
-    }),
-    appendSettledResults: enqueueActions(({ context, enqueue }) => {
-      const batch = context.batch as ToolBatch;
-      const ready: ToolResultMessage[] = [];
-      let next = batch.appended;
-      while (next < batch.results.length && batch.results[next]) {
-        const message = batch.results[next] as ToolResultMessage;
-        enqueue.emit({ type: "message_start", message });
-        enqueue.emit({ type: "message_end", message });
-        ready.push(message);
-        next += 1;
-      }
-      if (ready.length === 0) return;
-      enqueue.assign({ ...changedBatch(context, { appended: next }), ...appended(context, ready), toolResults: context.toolResults.concat(ready) });
-    }),
-    concludeBatch: enqueueActions(({ context, enqueue }) => {
-      const batch = context.batch as ToolBatch;
-      const terminated = batch.refusal === undefined && batch.calls.length > 0 && batch.terminates.every(Boolean);
-      enqueue.assign({ terminated });
-    }),
+    /** The batch of a length-truncated response refuses every call: nothing executes. */
+    refuseCalls: assign({ refusal: LENGTH_TRUNCATION_MESSAGE }),
+    /** Appends the batch's results (its result messages were emitted by the batch) and notes whether they all terminate. */
+    appendBatchResults: assign(({ context }, output: ToolBatchOutput) => ({
+      ...appended(context, output.results),
+      toolResults: output.results,
+      terminated: output.terminates,
+    })),
     setPending: assign((_, params: { messages: AgentMessage[] }) => ({ pending: params.messages ?? [] })),
     applyNextTurnUpdate: assign(({ context }, update: NextTurnUpdate | undefined) => {
       if (!update) return {};
@@ -287,19 +164,12 @@ export const agentLoopMachine = setup({
     markAborted: assign({ aborted: true }),
     /** After the grace period, `run.abandon` stops the waiting on whatever ignored the abort. */
     scheduleAbandon: raise({ type: "run.abandon" }, { id: "abandon", delay: "abortGrace" }),
-    /** Says what the run stops waiting on (a hook, the stream, or the batch's unsettled calls). */
-    warnAbandoned: emit(({ context }, params: { waitingOn?: string }) => abandonWarning(context, params.waitingOn)),
+    /** Says what the run stops waiting on (a hook, the stream). */
+    warnAbandoned: emit(({ context }, params: { waitingOn: string }) => abandonWarning(context, params.waitingOn)),
     /** Tells the model request to give up on its stream: it answers with an aborted response. */
     abandonRequest: sendTo("requestModel", { type: "run.abandon" }),
-    /** Cancels every call that started and has not settled: each settles with the aborted result. */
-    cancelRunningCalls: enqueueActions(({ context, enqueue }) => {
-      const batch = context.batch;
-      if (!batch) return;
-      const indexes = indexRange(0, batch.started).filter((index) => batch.results[index] === null);
-      for (const delivery of callDeliveries(context, indexes, { type: "call.cancel", reason: ABORTED_MESSAGE })) {
-        enqueue.sendTo(delivery.to, delivery.event);
-      }
-    }),
+    /** Passes `run.abort` / `run.abandon` on to the batch: it warns about and cancels its unsettled calls. */
+    forwardToBatch: sendTo("toolBatch", (_, params: { type: "run.abort" | "run.abandon" }) => ({ type: params.type })),
     exitWith: assign((_, params: { reason: ExitReason; errorMessage?: string }) => ({
       exitReason: params.reason,
       ...(params.errorMessage !== undefined ? { errorMessage: params.errorMessage } : {}),
@@ -345,7 +215,6 @@ export const agentLoopMachine = setup({
       shouldStopAfterTurn: input.hooks?.shouldStopAfterTurn ?? false,
       prepareNextTurn: input.hooks?.prepareNextTurn ?? false,
     },
-    callsPerGroup: Math.max(1, Math.floor(input.callsPerGroup ?? CALL_GROUP_SIZE)),
     abortGraceMs: input.abortGraceMs ?? ABORT_GRACE_MS,
     turn: 1,
     toolResults: [],
@@ -422,88 +291,22 @@ export const agentLoopMachine = setup({
           {
             guard: { type: "isLengthTruncated", params: ({ event }) => event.message },
             target: "toolBatch",
-            actions: [{ type: "acceptResponse", params: ({ event }) => event }, "startRefusedBatch"],
+            actions: [{ type: "acceptResponse", params: ({ event }) => event }, "refuseCalls"],
           },
-          { target: "toolBatch", actions: [{ type: "acceptResponse", params: ({ event }) => event }, "startBatch"] },
+          { target: "toolBatch", actions: { type: "acceptResponse", params: ({ event }) => event } },
         ],
       },
     },
     toolBatch: {
-      initial: "dispatching",
-      // Every call is an actor of its own for the batch's lifetime.
-      entry: "spawnCalls",
-      exit: "stopCalls",
       on: {
-        "run.abandon": { actions: [{ type: "warnAbandoned", params: {} }, "cancelRunningCalls"] },
+        "run.abort": { guard: "notAborted", actions: ["markAborted", "scheduleAbandon", { type: "forwardToBatch", params: { type: "run.abort" } }] },
+        "run.abandon": { actions: { type: "forwardToBatch", params: { type: "run.abandon" } } },
       },
-      states: {
-        // Every call was spawned on entering the batch.
-        dispatching: {
-          always: "preparing",
-        },
-        preparing: {
-          entry: "prepareCalls",
-          always: { guard: "preparesAtOnce", target: "executing" },
-          on: {
-            "tool.prepared": [
-              {
-                guard: "isSequentialBatch",
-                target: "executing",
-                actions: { type: "markWaiting", params: ({ event }) => ({ index: event.index }) },
-              },
-              {
-                guard: "hasUnstartedCalls",
-                target: "preparing",
-                reenter: true,
-                actions: { type: "markWaiting", params: ({ event }) => ({ index: event.index }) },
-              },
-              {
-                target: "executing",
-                actions: { type: "markWaiting", params: ({ event }) => ({ index: event.index }) },
-              },
-            ],
-            "tool.settled": [
-              {
-                guard: "isSequentialBatch",
-                target: "appending",
-                actions: { type: "recordSettled", params: ({ event }) => event },
-              },
-              {
-                guard: "hasUnstartedCalls",
-                target: "preparing",
-                reenter: true,
-                actions: { type: "recordSettled", params: ({ event }) => event },
-              },
-              {
-                guard: "hasWaitingCalls",
-                target: "executing",
-                actions: { type: "recordSettled", params: ({ event }) => event },
-              },
-              { target: "appending", actions: { type: "recordSettled", params: ({ event }) => event } },
-            ],
-          },
-        },
-        executing: {
-          entry: "releaseCalls",
-          always: { guard: "allExecuted", target: "finalizing" },
-          on: {
-            "tool.settled": { actions: { type: "recordSettled", params: ({ event }) => event } },
-          },
-        },
-        finalizing: {
-          always: { guard: "allStartedSettled", target: "appending" },
-          on: {
-            "tool.settled": { actions: { type: "recordSettled", params: ({ event }) => event } },
-          },
-        },
-        appending: {
-          entry: "appendSettledResults",
-          always: [
-            { guard: "hasUnstartedCalls", target: "preparing" },
-            // Leaving the batch stops every call (stopCalls).
-            { target: "#agentLoop.endingTurn", actions: "concludeBatch" },
-          ],
-        },
+      invoke: {
+        id: "toolBatch",
+        src: "toolBatch",
+        input: ({ context }) => batchInput(context),
+        onDone: { target: "endingTurn", actions: { type: "appendBatchResults", params: ({ event }) => event.output } },
       },
     },
     endingTurn: {

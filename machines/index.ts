@@ -7,9 +7,17 @@ export {
   type AgentLoopHooks,
   type AgentLoopInput,
   type AgentLoopOutput,
-  type ToolBatch,
 } from "./agent-loop.machine.js";
-export { CALL_GROUP_SIZE, callGroupMachine, type CallGroupInput } from "./call-group.machine.js";
+export {
+  SLICE_SIZE,
+  batchModeOf,
+  linkSlices,
+  toolBatchMachine,
+  type BatchMode,
+  type ToolBatchContext,
+  type ToolBatchInput,
+  type ToolBatchOutput,
+} from "./tool-batch.machine.js";
 export {
   BLOCKED_MESSAGE,
   errorResult,
@@ -21,14 +29,13 @@ export {
 } from "./tool-call.machine.js";
 export type {
   AgentLoopEvent,
-  LoopToToolCallEvent,
+  BatchToToolCallEvent,
   ModelStreamEvent,
   NextTurnUpdate,
   RequestModelInput,
   RunControlEvent,
   SettledToolCall,
-  LoopToCallGroupEvent,
   ToolCallInput,
-  ToolCallToLoopEvent,
+  ToolCallToBatchEvent,
   TurnHookInput,
 } from "./events.js";

@@ -1,18 +1,20 @@
 /**
  * One tool call, as its own actor:
  *
- *   queued ─▶ preparing ─┬─ (settled: refused, unknown, invalid, blocked, aborted) ─▶ done
- *                        ├─ (told call.prepare) ─▶ prepared ─ call.execute ─▶ executing
- *                        └─ (told call.start) ──────────────────────────────▶ executing
+ *   starting ─▶ preparing ─┬─ (settled: refused, unknown, invalid, blocked, aborted) ─▶ done
+ *                          ├─ (handshake) ─▶ prepared ─ call.execute ─▶ executing
+ *                          └─ (proceeds) ────────────────────────────▶ executing
  *   executing ─┬─ consultsAfterHook ─▶ finalizing ─▶ done
  *              └─▶ done
  *
- * Its batch spawns it (system id `toolCall:<id>`) and tells it `call.start`
- * (prepare, then execute) or `call.prepare` (prepare, report `tool.prepared`,
- * wait in `prepared` for `call.execute`). Either way it reports exactly one
- * `tool.settled` to its parent, on reaching `done`. `call.cancel` (the run gave up
- * waiting after an abort) settles it at once from any step; leaving a state stops
- * its actor, so a cancelled tool's signal aborts.
+ * Its batch (`machines/tool-batch.machine.ts`) spawns it (system id
+ * `toolCall:<actor id>`) when the call's turn comes, and it starts preparing at once. A refused call (length truncation)
+ * settles without preparing. Without a handshake (`proceeds`) it goes on to
+ * execute; with one (`reportsPreparation`) it reports `tool.prepared` and waits
+ * in `prepared` for `call.execute`. Either way it reports exactly one
+ * `tool.settled` to its batch, on reaching `done`. `call.cancel` (after an abort)
+ * settles it at once from any step; leaving a state stops its actor, so a
+ * cancelled tool's signal aborts.
  *
  * Each step's work is an invoked, named actor of the call: `prepareCall` (lookup,
  * `prepareArguments`, validation, `beforeToolCall`), `executeTool` (the tool's
@@ -23,7 +25,7 @@
  */
 import { assign, emit, enqueueActions, fromPromise, sendParent, setup } from "xstate";
 import type { AgentEvent, AgentToolResult, BeforeToolCallResult } from "../src/types.js";
-import type { CallHookScope, LoopToToolCallEvent, SettledToolCall, ToolCallInput, ToolCallToLoopEvent } from "./events.js";
+import type { CallHookScope, BatchToToolCallEvent, SettledToolCall, ToolCallInput, ToolCallToBatchEvent } from "./events.js";
 import { describeThrown } from "../src/describe-thrown.js";
 
 /** Context of a tool-call actor. JSON-serializable. */
@@ -32,9 +34,10 @@ export interface ToolCallContext extends ToolCallInput {
   args?: unknown;
   /** The settled result, once known. */
   settled?: SettledToolCall;
-  /** Told `call.start`: goes on from preparation to execution without waiting. */
-  proceeds?: boolean;
 }
+
+/** Text of the result a call gets when the run was aborted before it could finish. */
+export const ABORTED_MESSAGE = "Operation aborted";
 
 /** Builds the error result every failure on a tool's path becomes. */
 export function errorResult(text: string): AgentToolResult<unknown> {
@@ -86,7 +89,7 @@ export const toolCallMachine = setup({
   types: {
     context: {} as ToolCallContext,
     input: {} as ToolCallInput,
-    events: {} as LoopToToolCallEvent,
+    events: {} as BatchToToolCallEvent,
     emitted: {} as AgentEvent,
   },
   actors: {
@@ -112,8 +115,6 @@ export const toolCallMachine = setup({
     consultsAfterHook: ({ context }) => context.hooks?.afterToolCall === true,
   },
   actions: {
-    /** Remembers that the batch said `call.start`: execute once prepared. */
-    proceedWhenPrepared: assign({ proceeds: true }),
     /** Records what preparation ended with: the arguments, or the result. */
     acceptPrepared: assign((_, prepared: PreparedCall) => prepared),
     /** Records the call's outcome: the executed (or finalized) result. */
@@ -140,9 +141,9 @@ export const toolCallMachine = setup({
     }),
     reportPrepared: enqueueActions(({ context, enqueue }) => {
       if (!context.reportsPreparation) return;
-      enqueue.sendParent({ type: "tool.prepared", toolCallId: context.toolCall.id, index: context.index } satisfies ToolCallToLoopEvent);
+      enqueue.sendParent({ type: "tool.prepared", toolCallId: context.toolCall.id, index: context.index } satisfies ToolCallToBatchEvent);
     }),
-    reportSettled: sendParent(({ context }): ToolCallToLoopEvent => {
+    reportSettled: sendParent(({ context }): ToolCallToBatchEvent => {
       const settled = context.settled ?? missingResult();
       return {
         type: "tool.settled",
@@ -157,14 +158,11 @@ export const toolCallMachine = setup({
 }).createMachine({
   id: "toolCall",
   context: ({ input }) => ({ ...input }),
-  initial: "queued",
+  initial: "starting",
   states: {
-    queued: {
-      on: {
-        // A refused call (length truncation) settles without preparing.
-        "call.prepare": [{ guard: "isRefused", target: "done", actions: ["announceStart", "settleWithRefusal"] }, { target: "preparing" }],
-        "call.start": { target: "preparing", actions: "proceedWhenPrepared" },
-      },
+    starting: {
+      // A refused call (length truncation) settles without preparing.
+      always: [{ guard: "isRefused", target: "done", actions: ["announceStart", "settleWithRefusal"] }, { target: "preparing" }],
     },
     preparing: {
       entry: "announceStart",

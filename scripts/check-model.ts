@@ -10,7 +10,7 @@ import { checkAgentLoop, formatReport, reportPasses } from "../src/model-check/i
 const HELP = `Usage: npm run check:model [-- --help]
 
 Explores every path of the agent loop statechart (machines/agent-loop.machine.ts, with the
-call-group and tool-call machines it spawns) under an abstract world: model replies (text,
+tool-batch and tool-call machines it runs) under an abstract world: model replies (text,
 1..n tool calls, length-truncated, error), tool outcomes, hooks, aborts and max turns. It
 checks invariants I1-I6 on every path, reports how many transitions of each machine some
 path took, and exits 1 on a violation or when a transition is never taken.

@@ -34,6 +34,8 @@ export interface ModelCheckConfiguration {
   name: string;
   /** Merged over the checker's base input (a one-prompt run with a stub model). */
   input: Partial<AgentLoopInput>;
+  /** Most children per tool-batch machine (default: the shipped `SLICE_SIZE`); lower it to explore slices of small batches. */
+  batchFanOut?: number;
 }
 
 /** Per-configuration figures. */
@@ -79,6 +81,6 @@ export interface ModelCheckReport {
   coverage: CoverageReport;
   /** Coverage of the tool-call machine, whose actors the exploration runs inside the loop's world. */
   toolCallCoverage: CoverageReport;
-  /** Coverage of the call group machine (the owner of a batch's tool-call actors). */
-  callGroupCoverage: CoverageReport;
+  /** Coverage of the tool-batch machine (the owner of a batch's tool-call actors and slices). */
+  toolBatchCoverage: CoverageReport;
 }

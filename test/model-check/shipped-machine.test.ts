@@ -3,11 +3,12 @@ import { agentLoopMachine } from "../../machines/agent-loop.machine.js";
 import { checkAgentLoop, formatViolation, summaryLine } from "../../src/model-check/index.js";
 
 describe("checkAgentLoop on the shipped machines", () => {
-  it("finds no violation at a small bound and reports coverage of the loop, tool-call and call group machines", () => {
-    const report = checkAgentLoop(agentLoopMachine, { turns: 1, maxCalls: 2 });
+  it("finds no violation at a small bound and reports coverage of the loop, tool-batch and tool-call machines", () => {
+    // Three calls at a fan-out of two: the largest batch runs in slices.
+    const report = checkAgentLoop(agentLoopMachine, { turns: 1, maxCalls: 3 });
     expect(report.violations.map(formatViolation)).toEqual([]);
     expect(report.toolCallCoverage.uncovered).toEqual([]);
-    expect(report.callGroupCoverage).toMatchObject({ machine: "callGroup", transitions: 3, covered: 3 });
+    expect(report.toolBatchCoverage).toMatchObject({ machine: "toolBatch", uncovered: [] });
     expect(report.covered).toBeGreaterThan(0);
     expect(summaryLine(report)).toMatch(/^model check: [\d,]+ states, [\d,]+\/[\d,]+ transitions covered, [\d,]+ paths, 0 violations$/);
   });
