@@ -1,9 +1,10 @@
 /**
  * One tool call, as its own actor:
  *
- *   starting ─▶ preparing ─┬─ (settled: refused, unknown, invalid, blocked, aborted) ─▶ done
- *                          ├─ (handshake) ─▶ prepared ─ call.execute ─▶ executing
- *                          └─ (proceeds) ────────────────────────────▶ executing
+ *   starting ─┬─ (refused) ───────────────────────────────────────────────────▶ done
+ *             ├─ consultsBeforeHook ─▶ preparing ─┐ (settled: unknown, invalid, blocked, aborted ─▶ done)
+ *             └─ (prepareArguments) ─▶ checked ───┴─┬─ (handshake) ─▶ prepared ─ call.execute ─▶ executing
+ *                                                   └─ (proceeds) ─────────────────────────────▶ executing
  *   executing ─┬─ consultsAfterHook ─▶ finalizing ─▶ done
  *              └─▶ done
  *
@@ -18,7 +19,9 @@
  *
  * Each step's work is an invoked, named actor of the call: `prepareCall` (lookup,
  * `prepareArguments`, validation, `beforeToolCall`), `executeTool` (the tool's
- * `execute` with the call's own signal) and `afterToolCall`. They take what they
+ * `execute` with the call's own signal) and `afterToolCall` — except preparation
+ * without `beforeToolCall`, which is synchronous and so the named action
+ * `prepareArguments` (an actor would cost an event and a microtask per call). They take what they
  * need as input from this context; `src/actors/` provides the real ones. The call
  * emits its own `tool_execution_start` (entering `preparing`) and
  * `tool_execution_end` (settling). The context is plain data, changed only through `assign`.
@@ -113,8 +116,16 @@ export const toolCallMachine = setup({
     settledInPreparation: (_, prepared: PreparedCall) => "settled" in prepared,
     proceeds: ({ context }) => context.proceeds === true,
     consultsAfterHook: ({ context }) => context.hooks?.afterToolCall === true,
+    consultsBeforeHook: ({ context }) => context.hooks?.beforeToolCall === true && context.hookScope !== undefined,
+    hasSettled: ({ context }) => context.settled !== undefined,
   },
   actions: {
+    /**
+     * Preparation without `beforeToolCall`, which is synchronous: looks the tool up,
+     * applies `prepareArguments` and validates, recording the arguments or the
+     * call's error result. Stand-in: accepts the raw arguments.
+     */
+    prepareArguments: assign(({ context }): PreparedCall => ({ args: context.toolCall.arguments })),
     /** Records what preparation ended with: the arguments, or the result. */
     acceptPrepared: assign((_, prepared: PreparedCall) => prepared),
     /** Records the call's outcome: the executed (or finalized) result. */
@@ -161,8 +172,17 @@ export const toolCallMachine = setup({
   initial: "starting",
   states: {
     starting: {
-      // A refused call (length truncation) settles without preparing.
-      always: [{ guard: "isRefused", target: "done", actions: ["announceStart", "settleWithRefusal"] }, { target: "preparing" }],
+      always: [
+        // A refused call (length truncation) settles without preparing.
+        { guard: "isRefused", target: "done", actions: ["announceStart", "settleWithRefusal"] },
+        // beforeToolCall is asked in the prepareCall actor.
+        { guard: "consultsBeforeHook", target: "preparing" },
+        // Without it, preparation is synchronous: an action, not an actor and an event.
+        { target: "checked", actions: ["announceStart", "prepareArguments"] },
+      ],
+    },
+    checked: {
+      always: [{ guard: "hasSettled", target: "done" }, { guard: "proceeds", target: "executing" }, { target: "prepared" }],
     },
     preparing: {
       entry: "announceStart",
@@ -180,7 +200,7 @@ export const toolCallMachine = setup({
             target: "done",
             actions: { type: "acceptPrepared", params: ({ event }) => event.output },
           },
-          { guard: "proceeds", target: "executing", actions: { type: "acceptPrepared", params: ({ event }) => event.output } },
+          // With beforeToolCall the batch always waits for the call (the handshake).
           { target: "prepared", actions: { type: "acceptPrepared", params: ({ event }) => event.output } },
         ],
         onError: { target: "done", actions: { type: "settleWithError", params: ({ event }) => ({ error: event.error }) } },

@@ -7,7 +7,7 @@ import { createActor, type Actor, type AnyActorRef, type InspectionEvent, type O
 import { agentLoopMachine, type AgentLoopOutput } from "../machines/agent-loop.machine.js";
 import { transcriptMessages } from "../machines/transcript.js";
 import { createRequestModelActor } from "./actors/request-model.js";
-import { createAfterToolCallActor, createExecuteToolActor, createPrepareCallActor } from "./actors/tool-call-actors.js";
+import { createAfterToolCallActor, createExecuteToolActor, createPrepareArgumentsAction, createPrepareCallActor } from "./actors/tool-call-actors.js";
 import { createTurnHookActors, sequentialToolNames } from "./actors/turn-hook-actors.js";
 import { toolCallMachine } from "../machines/tool-call.machine.js";
 import { linkSlices, toolBatchMachine } from "../machines/tool-batch.machine.js";
@@ -73,6 +73,7 @@ export function provideRunActors(services: RunServices, machine: typeof agentLoo
       executeTool: createExecuteToolActor(services),
       afterToolCall: createAfterToolCallActor(services),
     },
+    actions: { prepareArguments: createPrepareArgumentsAction(services) as never },
   });
   return machine.provide({
     actors: {

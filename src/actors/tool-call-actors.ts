@@ -5,7 +5,7 @@
  * closed over once, when the run's machine is provided.
  * Every failure becomes an error result; none rejects for a tool's or hook's fault.
  */
-import { fromPromise } from "xstate";
+import { assign, fromPromise } from "xstate";
 import type { CallHookScope, SettledToolCall } from "../../machines/events.js";
 import { ABORTED_MESSAGE } from "../../machines/agent-loop.machine.js";
 import {
@@ -16,6 +16,7 @@ import {
   type FinalizeToolCallInput,
   type PrepareCallInput,
   type PreparedCall,
+  type ToolCallContext,
 } from "../../machines/tool-call.machine.js";
 import type { AgentEvent, AgentLoopConfig, AgentToolResult, ToolCall } from "../types.js";
 import { hookContext, type RunServices } from "../run-environment.js";
@@ -72,6 +73,15 @@ export function createPrepareCallActor(services: RunServices) {
     if ("settled" in prepared || !hook || !input.hookScope) return prepared;
     return consultBeforeHook(services, hook, input, prepared.args);
   });
+}
+
+/**
+ * Creates the `prepareArguments` action of a run: preparation of a call when the
+ * run has no `beforeToolCall` (lookup, `prepareArguments`, validation), which is
+ * synchronous. Records the arguments or the call's error result.
+ */
+export function createPrepareArgumentsAction(services: RunServices) {
+  return assign(({ context }: { context: ToolCallContext }): Partial<ToolCallContext> => prepareArguments(services, context.toolCall));
 }
 
 /** The signal a tool runs with: the call's own (aborted when the call's actor stops), reached by the run's. */

@@ -9,7 +9,7 @@ import { fromCallback, type AnyStateMachine, type AnyTransitionDefinition } from
 import { toolBatchMachine } from "../../machines/tool-batch.machine.js";
 import { toolCallMachine } from "../../machines/tool-call.machine.js";
 import { explore } from "./explore.js";
-import { baseLoopInput, createLoopWorld, SERIAL_TOOL, type HookOutcome, type LoopWorldState } from "./loop-world.js";
+import { baseLoopInput, createLoopWorld, worldPrepareArguments, SERIAL_TOOL, type HookOutcome, type LoopWorldState } from "./loop-world.js";
 import { coverageOf } from "./machine-transitions.js";
 import { createStepRecorder } from "./record-step.js";
 import {
@@ -117,7 +117,9 @@ export function checkAgentLoop(machine: AnyStateMachine, options: CheckAgentLoop
   const explored = withStandIns(machine);
   // The batch and call machines the loop provides (a seeded fault may live there), unless given.
   const batch = options.toolBatchMachine ?? providedMachine(machine, "toolBatch") ?? toolBatchMachine;
-  const callMachine = withStandIns(options.toolCallMachine ?? providedMachine(batch, "toolCall") ?? toolCallMachine);
+  const callMachine = withStandIns(options.toolCallMachine ?? providedMachine(batch, "toolCall") ?? toolCallMachine).provide({
+    actions: { prepareArguments: worldPrepareArguments },
+  } as never);
   const batchMachine = withStandIns(batch);
   const recorders = { loop: createStepRecorder(), call: createStepRecorder({ withParent: true }) };
   const taken = { loop: new Set<AnyTransitionDefinition>(), call: new Set<AnyTransitionDefinition>(), batch: new Set<AnyTransitionDefinition>() };

@@ -7,7 +7,7 @@
  * stand-ins and their tools do not run: the answers are world events), whether
  * the model stream has started, and the invariant monitor.
  */
-import { type AnyMachineSnapshot, type AnyStateMachine, type AnyTransitionDefinition, type EventObject } from "xstate";
+import { assign, type AnyMachineSnapshot, type AnyStateMachine, type AnyTransitionDefinition, type EventObject } from "xstate";
 import type { ToolCallContext } from "../../machines/tool-call.machine.js";
 import type { AgentEvent, AgentMessage, AssistantMessage, Model, StopReason, ToolCall } from "../types.js";
 import {
@@ -155,6 +155,17 @@ const INVALID_FLAG = "modelCheckInvalid";
 
 /** Whether the world marked a call's raw arguments as failing preparation (unknown tool or invalid arguments). */
 const marksInvalid = (context: ToolCallContext): boolean => context.toolCall.arguments[INVALID_FLAG] === true;
+
+/**
+ * The world's `prepareArguments` (a call's synchronous preparation without
+ * `beforeToolCall`): arguments the world marked invalid settle at once with the
+ * invalid-arguments result; the others are accepted as they are.
+ */
+export const worldPrepareArguments = assign(({ context }: { context: ToolCallContext }): Partial<ToolCallContext> =>
+  marksInvalid(context)
+    ? { settled: { result: { content: [{ type: "text", text: SETTLE_TEXT.invalid }], details: {} }, isError: true } }
+    : { args: context.toolCall.arguments },
+);
 
 const DEFAULT_HOOK_OUTCOMES: Record<string, HookOutcome[]> = {
   pollSteering: [

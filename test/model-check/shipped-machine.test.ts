@@ -1,11 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { agentLoopMachine } from "../../machines/agent-loop.machine.js";
 import { checkAgentLoop, formatViolation, summaryLine } from "../../src/model-check/index.js";
+import { SERIAL_TOOL } from "../../src/model-check/loop-world.js";
 
 describe("checkAgentLoop on the shipped machines", () => {
   it("finds no violation at a small bound and reports coverage of the loop, tool-batch and tool-call machines", () => {
-    // Three calls at a fan-out of two: the largest batch runs in slices.
-    const report = checkAgentLoop(agentLoopMachine, { turns: 1, maxCalls: 3 });
+    // Three calls at a fan-out of two: the largest batch runs in slices (the full default set is npm run check:model).
+    const report = checkAgentLoop(agentLoopMachine, {
+      turns: 1,
+      maxCalls: 3,
+      configurations: [
+        { name: "no hooks, a sequential tool", input: { maxTurns: 1, sequentialTools: [SERIAL_TOOL] }, batchFanOut: 2 },
+        { name: "call hooks", input: { maxTurns: 1, hooks: { beforeToolCall: true, afterToolCall: true } as never }, batchFanOut: 2 },
+      ],
+    });
     expect(report.violations.map(formatViolation)).toEqual([]);
     expect(report.toolCallCoverage.uncovered).toEqual([]);
     expect(report.toolBatchCoverage).toMatchObject({ machine: "toolBatch", uncovered: [] });
