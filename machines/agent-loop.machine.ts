@@ -22,10 +22,11 @@
  * stand-ins without I/O (so `xstate/graph` can traverse the machine); `src/actors/`
  * provides the real ones with `machine.provide(...)`.
  */
-import { assign, emit, enqueueActions, fromCallback, fromPromise, raise, sendTo, setup } from "xstate";
+import { assign, emit, enqueueActions, fromCallback, fromPromise, raise, sendTo, setup, type AnyActorRef } from "xstate";
 import type { AgentEvent, AgentMessage, AssistantMessage, ExitReason } from "../src/types.js";
-import type { AgentLoopEvent, NextTurnUpdate, RequestModelInput, TurnHookInput } from "./events.js";
-import { toolBatchMachine, type ToolBatchOutput } from "./tool-batch.machine.js";
+import { callSystemId, type AgentLoopEvent, type ApprovalDecisionEvent, type NextTurnUpdate, type RequestModelInput, type TurnHookInput } from "./events.js";
+import type { ToolCallContext } from "./tool-call.machine.js";
+import { toolBatchMachine, uniqueActorIds, type ToolBatchOutput } from "./tool-batch.machine.js";
 import { transcriptMessages, transcriptOf } from "./transcript.js";
 import {
   ABORTED_MESSAGE,
@@ -35,6 +36,7 @@ import {
   failedResponse,
   finalExitReason,
   abandonWarning,
+  approvalWarning,
   hookFailure,
   toolCallsOf,
   turnHookInput,
@@ -98,6 +100,7 @@ export const agentLoopMachine = setup({
     hasPendingMessages: ({ context }) => context.pending.length > 0,
     hasToolCalls: ({ context }) => toolCallsOf(context.assistant).length > 0,
     isAborted: ({ context }) => context.aborted,
+    wasAbandoned: ({ context }) => context.abandoned === true,
     reachedMaxTurns: ({ context }) => context.maxTurns !== undefined && context.turn >= context.maxTurns,
     pollsSteering: ({ context }) => context.hooks.steering,
     pollsFollowUp: ({ context }) => context.hooks.followUp,
@@ -162,6 +165,7 @@ export const agentLoopMachine = setup({
       };
     }),
     markAborted: assign({ aborted: true }),
+    markAbandoned: assign({ abandoned: true }),
     /** After the grace period, `run.abandon` stops the waiting on whatever ignored the abort. */
     scheduleAbandon: raise({ type: "run.abandon" }, { id: "abandon", delay: "abortGrace" }),
     /** Says what the run stops waiting on (a hook, the stream). */
@@ -170,6 +174,46 @@ export const agentLoopMachine = setup({
     abandonRequest: sendTo("requestModel", { type: "run.abandon" }),
     /** Passes `run.abort` / `run.abandon` on to the batch: it warns about and cancels its unsettled calls. */
     forwardToBatch: sendTo("toolBatch", (_, params: { type: "run.abort" | "run.abandon" }) => ({ type: params.type })),
+    /**
+     * Hands a decision to the call it names, found by its system id (whatever the
+     * batch structure). `always` also records the tool as approved for good and
+     * tells the batch's other calls of that tool. A call that is unknown or not
+     * waiting gets nothing: the loop emits a `warning` instead. After an abort an
+     * approval aborts the call instead of running it.
+     */
+    routeDecision: enqueueActions(({ context, enqueue, system }, decision: ApprovalDecisionEvent) => {
+      const call = system.get(callSystemId(decision.toolCallId)) as AnyActorRef | undefined;
+      const snapshot = call?.getSnapshot() as { value?: unknown; context?: ToolCallContext } | undefined;
+      if (!call || !snapshot?.context) {
+        enqueue.emit(approvalWarning(decision.toolCallId, "is not a call of the current tool batch"));
+        return;
+      }
+      if (snapshot.value !== "awaitingApproval") {
+        const { approval, settled } = snapshot.context;
+        const problem =
+          approval === "approved" ? "was already approved" : approval === "asked" && settled ? "was already rejected or aborted" : "is not awaiting approval";
+        enqueue.emit(approvalWarning(decision.toolCallId, problem));
+        return;
+      }
+      if (decision.type === "tool.reject") {
+        enqueue.sendTo(call, { type: "call.reject", ...(decision.reason !== undefined ? { reason: decision.reason } : {}) });
+        return;
+      }
+      if (context.aborted) {
+        enqueue.sendTo(call, { type: "call.abort", reason: ABORTED_MESSAGE });
+        return;
+      }
+      enqueue.sendTo(call, { type: "call.approve" });
+      const toolName = snapshot.context.toolCall.name;
+      if (decision.always !== true || context.approvedTools.includes(toolName)) return;
+      enqueue.assign({ approvedTools: [...context.approvedTools, toolName] });
+      // The batch's calls (their actor ids as the batch makes them), wherever in the batch they live.
+      const calls = toolCallsOf(context.assistant);
+      uniqueActorIds(calls).forEach((id, index) => {
+        const sibling = calls[index]?.name === toolName && id !== decision.toolCallId ? system.get(callSystemId(id)) : undefined;
+        if (sibling) enqueue.sendTo(sibling as AnyActorRef, { type: "call.preapprove" });
+      });
+    }),
     exitWith: assign((_, params: { reason: ExitReason; errorMessage?: string }) => ({
       exitReason: params.reason,
       ...(params.errorMessage !== undefined ? { errorMessage: params.errorMessage } : {}),
@@ -214,8 +258,11 @@ export const agentLoopMachine = setup({
       followUp: input.hooks?.followUp ?? false,
       shouldStopAfterTurn: input.hooks?.shouldStopAfterTurn ?? false,
       prepareNextTurn: input.hooks?.prepareNextTurn ?? false,
+      needsApproval: input.hooks?.needsApproval ?? false,
     },
     abortGraceMs: input.abortGraceMs ?? ABORT_GRACE_MS,
+    approvedTools: input.approvedTools ?? [],
+    registersCalls: input.registersCalls === true,
     turn: 1,
     toolResults: [],
     terminated: false,
@@ -223,6 +270,8 @@ export const agentLoopMachine = setup({
   }),
   on: {
     "run.abort": { guard: "notAborted", actions: ["markAborted", "scheduleAbandon"] },
+    "tool.approve": { actions: { type: "routeDecision", params: ({ event }) => event } },
+    "tool.reject": { actions: { type: "routeDecision", params: ({ event }) => event } },
   },
   initial: "starting",
   states: {
@@ -300,7 +349,8 @@ export const agentLoopMachine = setup({
     toolBatch: {
       on: {
         "run.abort": { guard: "notAborted", actions: ["markAborted", "scheduleAbandon", { type: "forwardToBatch", params: { type: "run.abort" } }] },
-        "run.abandon": { actions: { type: "forwardToBatch", params: { type: "run.abandon" } } },
+        // The abandon fires once: after it, the run calls no further hook (one could hang it for good).
+        "run.abandon": { actions: [{ type: "forwardToBatch", params: { type: "run.abandon" } }, "markAbandoned"] },
       },
       invoke: {
         id: "toolBatch",
@@ -312,6 +362,7 @@ export const agentLoopMachine = setup({
     endingTurn: {
       entry: "emitTurnEnd",
       always: [
+        { guard: "wasAbandoned", target: "done", actions: { type: "exitWith", params: { reason: "aborted" } } },
         { guard: "asksShouldStop", target: "checkingStop" },
         { guard: "pollsSteering", target: "pollingSteering" },
         { target: "decidingNextTurn" },

@@ -19,6 +19,8 @@ import type { Transcript } from "./transcript.js";
 export interface SettledToolCall {
   result: AgentToolResult<unknown>;
   isError: boolean;
+  /** Milliseconds the tool's `execute` took (monotonic clock, rounded); absent when the tool did not run. */
+  durationMs?: number;
 }
 
 /** Input of one spawned tool-call actor. */
@@ -28,8 +30,8 @@ export interface ToolCallInput {
   index: number;
   /** When set, the call is refused without being prepared; the text is its error result. */
   refusal?: string;
-  /** Which per-call hooks the run has; their states are skipped otherwise. */
-  hooks?: { beforeToolCall: boolean; afterToolCall: boolean };
+  /** Which per-call hooks the run has (and whether some tool decides `needsApproval` with a function); their states are skipped otherwise. */
+  hooks?: { beforeToolCall: boolean; afterToolCall: boolean; needsApproval?: boolean };
   /**
    * Whether the batch waits for `tool.prepared` before it goes on (sequential
    * batches, runs with `beforeToolCall`, batches started after an abort): the
@@ -43,6 +45,8 @@ export interface ToolCallInput {
   proceeds?: boolean;
   /** Set when the run has `beforeToolCall` or `afterToolCall`: what those hooks are shown. */
   hookScope?: CallHookScope;
+  /** The run already approved this call's tool for good (`always`): a call that would ask for approval goes on. */
+  preapproved?: boolean;
 }
 
 /**
@@ -64,14 +68,47 @@ export interface CallHookScope {
  */
 export type ToolCallToBatchEvent =
   | { type: "tool.prepared"; toolCallId: string; index: number }
-  | { type: "tool.settled"; toolCallId: string; toolName: string; index: number; result: AgentToolResult<unknown>; isError: boolean };
+  | {
+      type: "tool.settled";
+      toolCallId: string;
+      toolName: string;
+      index: number;
+      result: AgentToolResult<unknown>;
+      isError: boolean;
+      durationMs?: number;
+    };
 
 /**
  * What a batch tells a prepared call (or slice) that waits for its go: execute
  * (`call.execute`) or give up (`call.cancel`, also sent to a running call when
  * the run stops waiting after an abort).
  */
-export type BatchToToolCallEvent = { type: "call.execute" } | { type: "call.cancel"; reason: string };
+export type BatchToToolCallEvent = { type: "call.execute" } | { type: "call.cancel"; reason: string } | CallApprovalEvent;
+
+/**
+ * What a call is told about approval: the user's decision for a call waiting in
+ * `awaitingApproval` (`call.approve` / `call.reject`, from the loop), that its
+ * tool was approved for good meanwhile (`call.preapprove`, any step), or that the
+ * run was aborted (`call.abort`, from its batch: a call waiting for a decision
+ * settles aborted; any other step ignores it and honours the run's signal itself).
+ */
+export type CallApprovalEvent =
+  | { type: "call.approve" }
+  | { type: "call.reject"; reason?: string }
+  | { type: "call.preapprove" }
+  | { type: "call.abort"; reason: string };
+
+/**
+ * The user's decision on a call waiting for approval, sent to the loop (any
+ * batch structure: the loop finds the call by its system id `toolCall:<id>`).
+ * `always` approves the call's tool for the rest of the run (recorded in the
+ * loop's `approvedTools`, so it persists in the snapshot). A decision for a call
+ * that is not waiting, or an unknown id, changes nothing and emits a `warning`
+ * with reason `approval`.
+ */
+export type ApprovalDecisionEvent =
+  | { type: "tool.approve"; toolCallId: string; always?: boolean }
+  | { type: "tool.reject"; toolCallId: string; reason?: string };
 
 /**
  * What the `requestModel` actor (invoked by `requesting`) sends back to the loop: the final message, and
@@ -118,4 +155,7 @@ export interface TurnHookInput {
 export type RunControlEvent = { type: "run.abort" } | { type: "run.abandon" };
 
 /** Every event the loop machine accepts (the batch's end arrives as its invoke's done event). */
-export type AgentLoopEvent = ModelStreamEvent | RunControlEvent;
+export type AgentLoopEvent = ModelStreamEvent | RunControlEvent | ApprovalDecisionEvent;
+
+/** System id of the actor of the tool call whose actor id is `actorId` (the tool call id, made unique within the batch). */
+export const callSystemId = (actorId: string): string => `toolCall:${actorId}`;

@@ -19,6 +19,8 @@ import { appendMessages, type Transcript } from "./transcript.js";
 import { ABORTED_MESSAGE, errorText } from "./tool-call.machine.js";
 import { batchModeOf, type ToolBatchInput } from "./tool-batch.machine.js";
 
+export { runsSequentially } from "./tool-batch.machine.js";
+
 /** Text of the error result each call of a length-truncated response gets. */
 export const LENGTH_TRUNCATION_MESSAGE =
   "The response hit the output token limit before this tool call was complete, so it was not executed. " +
@@ -34,6 +36,8 @@ export interface AgentLoopHooks {
   followUp: boolean;
   shouldStopAfterTurn: boolean;
   prepareNextTurn: boolean;
+  /** Some tool decides `needsApproval` with a function: its calls are shown the run's context, as hooks are. */
+  needsApproval: boolean;
 }
 
 /** Input of the loop machine. All plain data. */
@@ -52,6 +56,16 @@ export interface AgentLoopInput {
   hooks?: Partial<AgentLoopHooks>;
   /** How long (ms) an aborted run waits for work that ignores the signal (default `ABORT_GRACE_MS`). */
   abortGraceMs?: number;
+  /** Names of tools approved for good before the run: their calls never wait for approval. */
+  approvedTools?: string[];
+  /**
+   * Register each call under its system id `toolCall:<id>`, where `tool.approve` /
+   * `tool.reject` find it whatever the batch structure. The runtime sets it
+   * (`createAgentLoopActor`). Off by default: a pure exploration (xstate/graph, the
+   * model checker) spawns the same call on many paths within one actor system, and
+   * a system id can be registered only once.
+   */
+  registersCalls?: boolean;
 }
 
 /** Context of the loop machine. Plain, JSON-serializable data, never changed in place: every change is a new value. */
@@ -71,6 +85,10 @@ export interface AgentLoopContext {
   hooks: AgentLoopHooks;
   /** The abort grace period (ms): after it, what still ignores the abort is abandoned. */
   abortGraceMs: number;
+  /** Tools approved for good (the input's, and every `tool.approve` with `always`): their calls do not wait. */
+  approvedTools: string[];
+  /** See {@link AgentLoopInput.registersCalls}. */
+  registersCalls: boolean;
   /** Turns started so far. */
   turn: number;
   assistant?: AssistantMessage;
@@ -80,6 +98,11 @@ export interface AgentLoopContext {
   /** The last batch asked to terminate (every result set `terminate`). */
   terminated: boolean;
   aborted: boolean;
+  /**
+   * The grace period after the abort ran out while a batch still waited on a call:
+   * the run waits on no user function any more and ends after the turn's `turn_end`.
+   */
+  abandoned?: boolean;
   exitReason?: ExitReason;
   errorMessage?: string;
 }
@@ -110,23 +133,26 @@ export { failedResponse } from "../src/messages.js";
  * The input of the batch of the current response: its calls, the mode
  * ({@link batchModeOf}), the refusal of a length-truncated response (refused
  * batches run in parallel: nothing executes), the call hooks and what they are
- * shown, and whether the run was aborted already.
+ * shown, whether the run was aborted already, the tools approved for good, and
+ * whether calls register their system id.
  */
 export function batchInput(context: AgentLoopContext): ToolBatchInput {
   const assistant = context.assistant as AssistantMessage;
   const calls = toolCallsOf(assistant);
   const refused = context.refusal !== undefined;
-  const hooks = { beforeToolCall: context.hooks.beforeToolCall, afterToolCall: context.hooks.afterToolCall };
+  const hooks = { beforeToolCall: context.hooks.beforeToolCall, afterToolCall: context.hooks.afterToolCall, needsApproval: context.hooks.needsApproval };
   return {
     calls,
     mode: refused ? "parallel" : batchModeOf(calls, context.toolExecution, context.sequentialTools),
     ...(context.refusal !== undefined ? { refusal: context.refusal } : {}),
     hooks,
-    ...(hooks.beforeToolCall || hooks.afterToolCall
+    ...(hooks.beforeToolCall || hooks.afterToolCall || hooks.needsApproval
       ? { hookScope: { assistantMessage: assistant, systemPrompt: context.systemPrompt, messages: context.messages } }
       : {}),
     aborted: context.aborted,
     abortGraceMs: context.abortGraceMs,
+    ...(context.approvedTools.length > 0 ? { approvedTools: context.approvedTools } : {}),
+    ...(context.registersCalls ? { registersCalls: true } : {}),
   };
 }
 
@@ -159,4 +185,9 @@ export function abandonWarning(context: AgentLoopContext, waitingOn: string): Ex
     reason: "abandoned",
     message: `${waitingOn} did not honour the abort within ${context.abortGraceMs} ms; the run stopped waiting, and a late settle will be ignored`,
   };
+}
+
+/** The `warning` the loop emits for a decision it cannot apply (unknown call, or a call not awaiting approval). */
+export function approvalWarning(toolCallId: string, problem: string): Extract<AgentEvent, { type: "warning" }> {
+  return { type: "warning", reason: "approval", toolCallId, message: `tool call ${JSON.stringify(toolCallId)} ${problem}; the decision was ignored` };
 }

@@ -39,7 +39,7 @@
  */
 import { assign, emit, enqueueActions, fromCallback, setup, type AnyStateMachine } from "xstate";
 import type { AgentEvent, AgentMessage, ToolCall, ToolExecutionMode, ToolResultMessage } from "../src/types.js";
-import type { BatchToToolCallEvent, CallHookScope, ToolCallInput, ToolCallToBatchEvent } from "./events.js";
+import { callSystemId, type BatchToToolCallEvent, type CallHookScope, type ToolCallInput, type ToolCallToBatchEvent } from "./events.js";
 import { ABORTED_MESSAGE, toolCallMachine } from "./tool-call.machine.js";
 import { appendMessages, transcriptMessages, type Transcript } from "./transcript.js";
 
@@ -50,12 +50,18 @@ export const SLICE_SIZE = 32;
 export type BatchMode = "parallel" | "sequential";
 
 /**
- * Which mode a batch runs in: sequential when the run says so or any call is to a
- * tool that declares `executionMode: "sequential"`; otherwise parallel. Pure, so
- * other policies can extend it.
+ * Whether a batch runs one call at a time: when the run says so
+ * (`toolExecution: "sequential"`), or when any call of the batch names a tool that
+ * declares `executionMode: "sequential"` (pi's rule; a tool's `"parallel"` cannot
+ * make a sequential run parallel). Calls of unknown tools count for nothing.
  */
+export function runsSequentially(toolExecution: ToolExecutionMode, calls: readonly ToolCall[], sequentialTools: readonly string[]): boolean {
+  return toolExecution === "sequential" || calls.some((call) => sequentialTools.includes(call.name));
+}
+
+/** Which mode a batch runs in ({@link runsSequentially}). Pure, so other policies can extend it. */
 export function batchModeOf(calls: readonly ToolCall[], toolExecution: ToolExecutionMode, sequentialTools: readonly string[]): BatchMode {
-  return toolExecution === "sequential" || calls.some((call) => sequentialTools.includes(call.name)) ? "sequential" : "parallel";
+  return runsSequentially(toolExecution, calls, sequentialTools) ? "sequential" : "parallel";
 }
 
 /** Actor ids of `calls`: the tool call id, made unique within the batch. */
@@ -66,6 +72,13 @@ export function uniqueActorIds(calls: readonly ToolCall[]): string[] {
     seen.add(id);
     return id;
   });
+}
+
+/** Which per-call hooks the run has. */
+export interface ToolBatchHooks {
+  beforeToolCall: boolean;
+  afterToolCall: boolean;
+  needsApproval?: boolean;
 }
 
 /** Input of a tool batch (or of a slice of one). Plain data. */
@@ -79,10 +92,14 @@ export interface ToolBatchInput {
   mode: BatchMode;
   /** When set, every call is refused with this text (length truncation); nothing executes. */
   refusal?: string;
-  /** Which per-call hooks the run has. */
-  hooks: { beforeToolCall: boolean; afterToolCall: boolean };
+  /** Which per-call hooks the run has (and whether some tool decides `needsApproval` with a function). */
+  hooks: ToolBatchHooks;
   /** What the call hooks are shown (set when the run has one). */
   hookScope?: CallHookScope;
+  /** Tools approved for good: their calls never wait for approval. */
+  approvedTools?: string[];
+  /** Register each call under its system id `toolCall:<id>` (the loop's `registersCalls`; off in explorations). */
+  registersCalls?: boolean;
   /** The run was aborted before the batch started: no call executes. */
   aborted?: boolean;
   /** The abort grace period (ms), named in the abandon warning. */
@@ -110,8 +127,10 @@ export interface ToolBatchContext {
   offset: number;
   mode: BatchMode;
   refusal?: string;
-  hooks: { beforeToolCall: boolean; afterToolCall: boolean };
+  hooks: ToolBatchHooks;
   hookScope?: CallHookScope;
+  approvedTools: string[];
+  registersCalls: boolean;
   aborted: boolean;
   abortGraceMs: number;
   slice: boolean;
@@ -173,8 +192,9 @@ function memberSpawn(context: ToolBatchContext, member: number): { src: "toolCal
       ...(!context.handshake && context.refusal === undefined ? { proceeds: true } : {}),
       ...(context.hookScope ? { hookScope: context.hookScope } : {}),
       ...(context.refusal !== undefined ? { refusal: context.refusal } : {}),
+      ...(context.approvedTools.includes((context.calls[member] as ToolCall).name) ? { preapproved: true } : {}),
     };
-    return { src: "toolCall", id, systemId: `toolCall:${id}`, input };
+    return { src: "toolCall", id, ...(context.registersCalls ? { systemId: callSystemId(id) } : {}), input };
   }
   const from = member * context.sliceSize;
   const to = from + context.sliceSize;
@@ -188,6 +208,8 @@ function memberSpawn(context: ToolBatchContext, member: number): { src: "toolCal
     abortGraceMs: context.abortGraceMs,
     slice: true,
     fanOut: context.fanOut,
+    ...(context.approvedTools.length > 0 ? { approvedTools: context.approvedTools } : {}),
+    ...(context.registersCalls ? { registersCalls: true } : {}),
     ...(context.hookScope ? { hookScope: context.hookScope } : {}),
     ...(context.refusal !== undefined ? { refusal: context.refusal } : {}),
   };
@@ -203,6 +225,9 @@ function resultMessage(event: Extract<ToolCallToBatchEvent, { type: "tool.settle
     content: event.result.content ?? [],
     details: event.result.details,
     isError: event.isError,
+    ...(event.result.usage === undefined ? {} : { usage: event.result.usage }),
+    ...(event.result.addedToolNames === undefined ? {} : { addedToolNames: event.result.addedToolNames }),
+    ...(event.durationMs === undefined ? {} : { durationMs: event.durationMs }),
     timestamp: Date.now(),
   };
 }
@@ -326,6 +351,12 @@ const toolBatchDefinition = setup({
       enqueue.sendParent({ type: "tool.prepared", toolCallId: context.calls[0]?.id ?? "", index: context.offset } satisfies ToolCallToBatchEvent);
     }),
     markAborted: assign({ aborted: true }),
+    /** Tells every started, unsettled member the run was aborted: a call awaiting approval settles aborted, the others ignore it; a slice passes it on. */
+    abortUnsettled: enqueueActions(({ context, enqueue }) => {
+      for (const member of unsettledStarted(context)) {
+        enqueue.sendTo(memberId(context, member), context.sliceSize === 0 ? { type: "call.abort", reason: ABORTED_MESSAGE } : { type: "run.abort" });
+      }
+    }),
     /** Cancels every started member that has not settled: each settles with the aborted result. */
     cancelUnsettled: enqueueActions(({ context, enqueue }) => {
       for (const member of unsettledStarted(context)) enqueue.sendTo(memberId(context, member), { type: "call.cancel", reason: ABORTED_MESSAGE });
@@ -357,6 +388,8 @@ const toolBatchDefinition = setup({
       ...(input.refusal !== undefined ? { refusal: input.refusal } : {}),
       hooks: input.hooks,
       ...(input.hookScope ? { hookScope: input.hookScope } : {}),
+      approvedTools: input.approvedTools ?? [],
+      registersCalls: input.registersCalls === true,
       aborted,
       abortGraceMs: input.abortGraceMs ?? 0,
       slice: input.slice === true,
@@ -373,7 +406,7 @@ const toolBatchDefinition = setup({
     };
   },
   on: {
-    "run.abort": { actions: "markAborted" },
+    "run.abort": { actions: ["markAborted", "abortUnsettled"] },
     "run.abandon": { actions: ["warnAbandoned", "markAborted", "cancelUnsettled"] },
     "call.cancel": { actions: ["markAborted", "cancelUnsettled"] },
   },

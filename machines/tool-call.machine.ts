@@ -1,10 +1,12 @@
 /**
  * One tool call, as its own actor:
  *
- *   starting ─┬─ (refused) ───────────────────────────────────────────────────▶ done
- *             ├─ consultsBeforeHook ─▶ preparing ─┐ (settled: unknown, invalid, blocked, aborted ─▶ done)
- *             └─ (prepareArguments) ─▶ checked ───┴─┬─ (handshake) ─▶ prepared ─ call.execute ─▶ executing
- *                                                   └─ (proceeds) ─────────────────────────────▶ executing
+ *   starting ─┬─ (refused) ─────────────────────────────────────────────────────────▶ done
+ *             ├─ preparesAsynchronously ─▶ preparing ─┐ (settled: unknown, invalid, blocked, aborted ─▶ done)
+ *             └─ (prepareArguments) ─▶ checked ───────┴─┬─ (asks approval) ─▶ awaitingApproval ─┬─ call.approve ─▶ prepared | executing
+ *                                                       │                                       └─ call.reject / call.abort ─▶ done
+ *                                                       ├─ (handshake) ─▶ prepared ─ call.execute ─▶ executing
+ *                                                       └─ (proceeds) ─────────────────────────────▶ executing
  *   executing ─┬─ consultsAfterHook ─▶ finalizing ─▶ done
  *              └─▶ done
  *
@@ -25,6 +27,14 @@
  * need as input from this context; `src/actors/` provides the real ones. The call
  * emits its own `tool_execution_start` (entering `preparing`) and
  * `tool_execution_end` (settling). The context is plain data, changed only through `assign`.
+ *
+ * Approval: when preparation says the call needs a human decision (the tool's
+ * `needsApproval`, or `beforeToolCall` returning `{ approval: "ask" }`) and its
+ * tool was not approved for good, the call waits in `awaitingApproval` and emits
+ * `approval_requested`. For its batch it counts as prepared (it reports
+ * `tool.prepared` when asked to, and remembers a `call.execute`), so a parallel
+ * batch goes on; it executes once approved and released. A rejection settles it
+ * with an error result carrying the reason.
  */
 import { assign, emit, enqueueActions, fromPromise, sendParent, setup } from "xstate";
 import type { AgentEvent, AgentToolResult, BeforeToolCallResult } from "../src/types.js";
@@ -37,6 +47,10 @@ export interface ToolCallContext extends ToolCallInput {
   args?: unknown;
   /** The settled result, once known. */
   settled?: SettledToolCall;
+  /** Goes on from preparation to execution without waiting (from the input, or released by `call.execute` while awaiting approval). */
+  proceeds?: boolean;
+  /** Set once the call asked for approval: `"asked"` while waiting, `"approved"` after. */
+  approval?: "asked" | "approved";
 }
 
 /** Text of the result a call gets when the run was aborted before it could finish. */
@@ -53,12 +67,15 @@ export const errorText = describeThrown;
 /** Input of the `prepareCall` actor. */
 export interface PrepareCallInput {
   toolCall: ToolCallInput["toolCall"];
-  /** Set when the run has `beforeToolCall`: what the hook is shown. */
+  /** Set when the run has a call hook or a tool with a `needsApproval` function: what they are shown. */
   hookScope?: CallHookScope;
 }
 
-/** What preparation ends with: the arguments to execute with, or the call's result already. */
-export type PreparedCall = { args: unknown } | { settled: SettledToolCall };
+/**
+ * What preparation ends with: the arguments to execute with (and whether a human
+ * must approve the call first), or the call's result already.
+ */
+export type PreparedCall = { args: unknown; approval?: "ask" } | { settled: SettledToolCall };
 
 /** Input of the `executeTool` actor. */
 export interface ExecuteToolInput {
@@ -74,6 +91,15 @@ export interface FinalizeToolCallInput extends ExecuteToolInput {
 
 /** Text of the result when `beforeToolCall` blocks without a reason. */
 export const BLOCKED_MESSAGE = "Tool execution was blocked";
+
+/** Text of the result of a call the user rejected; a reason given follows it. */
+export const REJECTED_MESSAGE = "Tool call was rejected";
+
+/** The settled result a rejection becomes: an error result with the reason. */
+export function rejectedResult(reason: string | undefined): SettledToolCall {
+  const text = reason === undefined || reason === "" ? REJECTED_MESSAGE : `${REJECTED_MESSAGE}: ${reason}`;
+  return { result: errorResult(text), isError: true };
+}
 
 export const missingResult = (): SettledToolCall => ({ result: errorResult("Tool call ended without a result"), isError: true });
 
@@ -114,20 +140,43 @@ export const toolCallMachine = setup({
   guards: {
     isRefused: ({ context }) => context.refusal !== undefined,
     settledInPreparation: (_, prepared: PreparedCall) => "settled" in prepared,
+    asksApproval: ({ context }, prepared: PreparedCall) => "args" in prepared && prepared.approval === "ask" && context.preapproved !== true,
     proceeds: ({ context }) => context.proceeds === true,
     consultsAfterHook: ({ context }) => context.hooks?.afterToolCall === true,
-    consultsBeforeHook: ({ context }) => context.hooks?.beforeToolCall === true && context.hookScope !== undefined,
+    /** `beforeToolCall`, or a tool's `needsApproval` function, may be asynchronous: the prepareCall actor asks them. */
+    preparesAsynchronously: ({ context }) =>
+      context.hookScope !== undefined && (context.hooks?.beforeToolCall === true || context.hooks?.needsApproval === true),
     hasSettled: ({ context }) => context.settled !== undefined,
+    /** The synchronous preparation asked for approval (the tool's `needsApproval: true`). */
+    waitsForApproval: ({ context }) => context.approval === "asked",
   },
   actions: {
     /**
-     * Preparation without `beforeToolCall`, which is synchronous: looks the tool up,
-     * applies `prepareArguments` and validates, recording the arguments or the
-     * call's error result. Stand-in: accepts the raw arguments.
+     * Preparation without `beforeToolCall` or a `needsApproval` function, which is
+     * synchronous: looks the tool up, applies `prepareArguments` and validates,
+     * recording the arguments (and `approval: "asked"` when the tool's
+     * `needsApproval` is `true` and it was not approved for good) or the call's
+     * error result. Stand-in: accepts the raw arguments.
      */
-    prepareArguments: assign(({ context }): PreparedCall => ({ args: context.toolCall.arguments })),
+    prepareArguments: assign(({ context }): Partial<ToolCallContext> => ({ args: context.toolCall.arguments })),
+    /** Remembers the batch's go while the call waits for approval: it executes once approved. */
+    proceedWhenPrepared: assign({ proceeds: true }),
     /** Records what preparation ended with: the arguments, or the result. */
-    acceptPrepared: assign((_, prepared: PreparedCall) => prepared),
+    acceptPrepared: assign((_, prepared: PreparedCall) => ("settled" in prepared ? { settled: prepared.settled } : { args: prepared.args })),
+    /** Records that the call waits for a decision. */
+    markAsked: assign({ approval: "asked" as const }),
+    /** Records the approval: the call goes on as prepared. */
+    markApproved: assign({ approval: "approved" as const }),
+    /** The call's tool was approved for good: a later request for approval is granted at once. */
+    markPreapproved: assign({ preapproved: true }),
+    settleWithRejection: assign((_, params: { reason: string | undefined }) => ({ settled: rejectedResult(params.reason) })),
+    /** `approval_requested`, emitted by this call's actor as it starts waiting. */
+    announceApprovalRequest: emit(({ context }) => ({
+      type: "approval_requested" as const,
+      toolCallId: context.toolCall.id,
+      toolName: context.toolCall.name,
+      args: context.args,
+    })),
     /** Records the call's outcome: the executed (or finalized) result. */
     settle: assign((_, settled: SettledToolCall) => ({ settled })),
     settleWithRefusal: assign(({ context }) => ({ settled: { result: errorResult(context.refusal ?? ""), isError: true } })),
@@ -148,10 +197,12 @@ export const toolCallMachine = setup({
         toolName: context.toolCall.name,
         result: settled.result,
         isError: settled.isError,
+        ...(settled.durationMs === undefined ? {} : { durationMs: settled.durationMs }),
       };
     }),
     reportPrepared: enqueueActions(({ context, enqueue }) => {
-      if (!context.reportsPreparation) return;
+      // An approved call reported on starting to wait.
+      if (!context.reportsPreparation || context.approval === "approved") return;
       enqueue.sendParent({ type: "tool.prepared", toolCallId: context.toolCall.id, index: context.index } satisfies ToolCallToBatchEvent);
     }),
     reportSettled: sendParent(({ context }): ToolCallToBatchEvent => {
@@ -163,6 +214,7 @@ export const toolCallMachine = setup({
         index: context.index,
         result: settled.result,
         isError: settled.isError,
+        ...(settled.durationMs === undefined ? {} : { durationMs: settled.durationMs }),
       };
     }),
   },
@@ -170,19 +222,28 @@ export const toolCallMachine = setup({
   id: "toolCall",
   context: ({ input }) => ({ ...input }),
   initial: "starting",
+  on: {
+    // The tool was approved for good while this call was on its way (or done: then nothing changes).
+    "call.preapprove": { actions: "markPreapproved" },
+  },
   states: {
     starting: {
       always: [
         // A refused call (length truncation) settles without preparing.
         { guard: "isRefused", target: "done", actions: ["announceStart", "settleWithRefusal"] },
-        // beforeToolCall is asked in the prepareCall actor.
-        { guard: "consultsBeforeHook", target: "preparing" },
-        // Without it, preparation is synchronous: an action, not an actor and an event.
+        // beforeToolCall and needsApproval functions are asked in the prepareCall actor.
+        { guard: "preparesAsynchronously", target: "preparing" },
+        // Otherwise preparation is synchronous: an action, not an actor and an event.
         { target: "checked", actions: ["announceStart", "prepareArguments"] },
       ],
     },
     checked: {
-      always: [{ guard: "hasSettled", target: "done" }, { guard: "proceeds", target: "executing" }, { target: "prepared" }],
+      always: [
+        { guard: "hasSettled", target: "done" },
+        { guard: "waitsForApproval", target: "awaitingApproval" },
+        { guard: "proceeds", target: "executing" },
+        { target: "prepared" },
+      ],
     },
     preparing: {
       entry: "announceStart",
@@ -192,7 +253,7 @@ export const toolCallMachine = setup({
         src: "prepareCall",
         input: ({ context }): PrepareCallInput => ({
           toolCall: context.toolCall,
-          ...(context.hooks?.beforeToolCall && context.hookScope ? { hookScope: context.hookScope } : {}),
+          ...(context.hookScope ? { hookScope: context.hookScope } : {}),
         }),
         onDone: [
           {
@@ -200,13 +261,37 @@ export const toolCallMachine = setup({
             target: "done",
             actions: { type: "acceptPrepared", params: ({ event }) => event.output },
           },
-          // With beforeToolCall the batch always waits for the call (the handshake).
+          {
+            guard: { type: "asksApproval", params: ({ event }) => event.output },
+            target: "awaitingApproval",
+            actions: [{ type: "acceptPrepared", params: ({ event }) => event.output }, "markAsked"],
+          },
+          { guard: "proceeds", target: "executing", actions: { type: "acceptPrepared", params: ({ event }) => event.output } },
           { target: "prepared", actions: { type: "acceptPrepared", params: ({ event }) => event.output } },
         ],
         onError: { target: "done", actions: { type: "settleWithError", params: ({ event }) => ({ error: event.error }) } },
       },
     },
-    // Prepared, waiting for the batch's go (`call.execute`); an approval step would sit here.
+    // Waiting for a human decision. For the batch this call is prepared: it reports so
+    // (handshake batches) and remembers the batch's go, to execute once approved.
+    awaitingApproval: {
+      entry: ["announceApprovalRequest", "reportPrepared"],
+      on: {
+        "call.execute": { actions: "proceedWhenPrepared" },
+        "call.approve": [
+          { guard: "proceeds", target: "executing", actions: "markApproved" },
+          { target: "prepared", actions: "markApproved" },
+        ],
+        "call.preapprove": [
+          { guard: "proceeds", target: "executing", actions: ["markPreapproved", "markApproved"] },
+          { target: "prepared", actions: ["markPreapproved", "markApproved"] },
+        ],
+        "call.reject": { target: "done", actions: { type: "settleWithRejection", params: ({ event }) => ({ reason: event.reason }) } },
+        "call.abort": { target: "done", actions: cancelled },
+        "call.cancel": { target: "done", actions: cancelled },
+      },
+    },
+    // Prepared, waiting for the batch's go (`call.execute`).
     prepared: {
       entry: "reportPrepared",
       on: {

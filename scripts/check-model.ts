@@ -11,7 +11,9 @@ const HELP = `Usage: npm run check:model [-- --help]
 
 Explores every path of the agent loop statechart (machines/agent-loop.machine.ts, with the
 tool-batch and tool-call machines it runs) under an abstract world: model replies (text,
-1..n tool calls, length-truncated, error), tool outcomes, hooks, aborts and max turns. It
+1..n tool calls, length-truncated, error, malformed final events, repaired tool-call ids), tool
+outcomes, hooks, aborts, max turns, and "what is pending never settles" (then only the abort
+and its grace period happen, and the run must end). It
 checks invariants I1-I6 on every path, reports how many transitions of each machine some
 path took, and exits 1 on a violation or when a transition is never taken.
 

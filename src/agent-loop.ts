@@ -12,6 +12,7 @@ import { createTurnHookActors, sequentialToolNames } from "./actors/turn-hook-ac
 import { toolCallMachine } from "../machines/tool-call.machine.js";
 import { linkSlices, toolBatchMachine } from "../machines/tool-batch.machine.js";
 import { EventStream } from "./event-stream.js";
+import { readableInspector } from "./inspection/readable-inspection.js";
 import { telemetryFor } from "./inspection/telemetry.js";
 import { streamByModelApi } from "./providers/stream-by-api.js";
 import { assertContinuable, assertLoopInput, assertPrompts } from "./loop-input.js";
@@ -38,7 +39,14 @@ export interface CreateAgentLoopActorOptions {
   signal?: AbortSignal;
   /** The stream function (pi-ai's `streamSimple` works unchanged). Default: `streamByModelApi`, which serves the model by its `api`. */
   streamFn?: StreamFn;
-  /** An XState inspector, e.g. `createBrowserInspector().inspect` or `createSkyInspector().inspect` from `@statelyai/inspect`. */
+  /**
+   * An XState inspector that sees every actor of the run (loop, each call, each invoked actor),
+   * e.g. `createWebSocketInspector({ url }).inspect` from `@statelyai/inspect` pointed at
+   * `loopchart inspect`. It receives readable events: every snapshot, event and action as plain
+   * data with long strings truncated, functions dropped and secrets (API keys, `Authorization`
+   * headers) redacted, and `actorRef.getSnapshot()` answering the same way
+   * (`rawInspectionEvent(event)` gives the live XState event back).
+   */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /**
    * Receives every event of the run, in order: the loop's own and those its
@@ -84,13 +92,14 @@ export function provideRunActors(services: RunServices, machine: typeof agentLoo
   });
 }
 
-/** An inspector that also hands every actor's emitted events to `onEvent`, then passes each inspection event on. */
+/** An inspector that also hands every actor's emitted events to `onEvent`, then passes each inspection event on, made readable. */
 function listeningInspector(
   onEvent: ((event: AgentEvent) => void) | undefined,
   inspect: CreateAgentLoopActorOptions["inspect"],
 ): ((event: InspectionEvent) => void) | undefined {
   if (!onEvent && !inspect) return undefined;
-  const next = typeof inspect === "function" ? inspect : inspect ? (event: InspectionEvent) => inspect.next?.(event) : undefined;
+  const observer = typeof inspect === "function" ? inspect : inspect ? (event: InspectionEvent) => inspect.next?.(event) : undefined;
+  const next = observer ? readableInspector(observer) : undefined;
   return (event) => {
     if (onEvent && event.type === "@xstate.actor") (event.actorRef as AnyActorRef).on("*", onEvent as (emitted: unknown) => void);
     next?.(event);
@@ -137,7 +146,11 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
         followUp: typeof config.getFollowUpMessages === "function",
         shouldStopAfterTurn: typeof config.shouldStopAfterTurn === "function",
         prepareNextTurn: typeof config.prepareNextTurn === "function",
+        needsApproval: (context.tools ?? []).some((tool) => typeof tool?.needsApproval === "function"),
       },
+      ...(config.approvedTools !== undefined ? { approvedTools: [...config.approvedTools] } : {}),
+      // Every call is registered under `toolCall:<id>`, where approval decisions find it.
+      registersCalls: true,
     },
     ...(options.snapshot ? { snapshot: options.snapshot as never } : {}),
     ...(inspect ? { inspect } : {}),
@@ -293,8 +306,13 @@ export async function runAgentLoopContinue(
   return runIntoSink({ context, config, ...(signal ? { signal } : {}), streamFn }, emit);
 }
 
-/** Runs to the end, delivering events to an ordered sink; resolves once the sink settled. */
-async function runIntoSink(options: Omit<CreateAgentLoopActorOptions, "onEvent">, emit: AgentEventSink): Promise<AgentMessage[]> {
+/**
+ * Runs one loop actor (a fresh run, or one restored from `options.snapshot`) to the
+ * end, delivering events to an ordered sink; resolves with the new messages once the
+ * sink settled. The actor is created and started synchronously, before the first
+ * `await`. Internal to loopchart's `Agent` and durable sessions.
+ */
+export async function runIntoSink(options: Omit<CreateAgentLoopActorOptions, "onEvent">, emit: AgentEventSink): Promise<AgentMessage[]> {
   const telemetry = telemetryFor(options.config);
   const sink = orderedSink(telemetry ? (event) => (telemetry(event), emit(event)) : emit);
   const inspect = options.inspect ?? options.config.inspect;

@@ -21,6 +21,10 @@ import {
 } from "./agent/agent-state.js";
 import { callInOrder, EventDelivery, type MaybePromise } from "./agent/event-delivery.js";
 import { DEFAULT_QUEUE_MODE, MessageQueue, type QueueMode } from "./agent/message-queue.js";
+import { runDurably } from "./sessions/durable-run.js";
+import { assertSessionId, type SessionStore } from "./sessions/session-store.js";
+import { SessionNotFoundError } from "./errors/session-not-found-error.js";
+import { transcriptMessages, type Transcript } from "../machines/transcript.js";
 import type {
   AgentContext,
   AgentEvent,
@@ -32,10 +36,11 @@ import type {
   ToolExecutionMode,
 } from "./types.js";
 
-/** A run to start: new prompt messages, or a continuation of the transcript as it is. */
+/** A run to start: new prompt messages, a continuation of the transcript as it is, or a durable session's unfinished run. */
 export type AgentRunRequest =
   | { kind: "prompt"; messages: AgentMessage[]; skipInitialSteeringPoll?: boolean }
-  | { kind: "continue" };
+  | { kind: "continue" }
+  | { kind: "restore"; onStarted?: () => void };
 
 interface ActiveRun {
   controller: AbortController;
@@ -96,9 +101,27 @@ export class Agent {
   toolExecution: ToolExecutionMode;
   /** loopchart: ends a run instead of starting turn `maxTurns + 1`. */
   maxTurns?: number;
+  /** loopchart: the XState inspector of the next run (readable snapshots; see `AgentOptions.inspect`). */
+  inspect?: AgentOptions["inspect"];
+  /** loopchart: where the session is saved as it runs; undefined for an in-memory agent. */
+  readonly sessionStore?: SessionStore;
+  /** loopchart: the caller's data kept on the session record. */
+  sessionMeta?: Record<string, unknown>;
 
-  /** Throws `LoopInputError` when `steeringMode`/`followUpMode` is not `"all"` or `"one-at-a-time"`. */
+  /**
+   * Throws `LoopInputError` when `steeringMode`/`followUpMode` is not `"all"` or
+   * `"one-at-a-time"`, and when `sessionStore` is given without a usable `sessionId`.
+   */
   constructor(options: AgentOptions = {}) {
+    if (options.sessionStore !== undefined) {
+      try {
+        assertSessionId(options.sessionId);
+      } catch (error) {
+        throw new LoopInputError(`sessionStore needs a sessionId to save the session under. ${(error as Error).message}`);
+      }
+      this.sessionStore = options.sessionStore;
+      this.sessionMeta = options.sessionMeta;
+    }
     this.mutableState = createAgentState(options.initialState);
     this.convertToLlm = options.convertToLlm ?? defaultConvertToLlm;
     this.transformContext = options.transformContext;
@@ -119,6 +142,54 @@ export class Agent {
     this.maxRetryDelayMs = options.maxRetryDelayMs;
     this.toolExecution = options.toolExecution ?? "parallel";
     this.maxTurns = options.maxTurns;
+    this.inspect = options.inspect;
+  }
+
+  /**
+   * loopchart: loads a durable session and continues it. The agent is built from
+   * `options` (give the same tools, stream function and hooks the session ran with)
+   * and the stored system prompt, model, thinking level and transcript (an
+   * `initialState` field given wins). When the session's last run did not finish —
+   * the process died mid-stream, mid-tool or between results — that run is
+   * restored and goes on: a response that was streaming is requested again, settled
+   * calls never run again, and a call that was running runs again only when its
+   * tool says `replay: "safe"` (otherwise it gets an interrupted-by-restart error
+   * result). Resolves once the run has started (`await agent.waitForIdle()` for its
+   * end), or at once when there is nothing unfinished (`prompt()` goes on from the
+   * transcript). Rejects with `SessionNotFoundError`, `SessionFileError`,
+   * `SessionVersionError`, or the precondition errors of `prompt()`.
+   *
+   * @example
+   * const agent = await Agent.resume(new JsonlSessionStore(".loopchart/sessions"), "fix-tests", { initialState: { tools }, streamFn });
+   * await agent.waitForIdle();
+   */
+  static async resume(store: SessionStore, sessionId: string, options: AgentOptions = {}): Promise<Agent> {
+    assertSessionId(sessionId);
+    const stored = await store.load(sessionId);
+    if (!stored) throw new SessionNotFoundError(sessionId, store.location);
+    const { record } = stored;
+    const snapshot = record.snapshot as { status?: string; context?: { messages?: Transcript } } | undefined;
+    const transcript = snapshot?.context?.messages ? transcriptMessages(snapshot.context.messages) : [];
+    // The snapshot's transcript is the truth; the log trails it by at most the last save.
+    const messages = transcript.length >= stored.messages.length ? transcript : stored.messages;
+    const agent = new Agent({
+      ...options,
+      sessionId,
+      sessionStore: store,
+      ...(options.sessionMeta ?? record.meta ? { sessionMeta: options.sessionMeta ?? record.meta } : {}),
+      initialState: {
+        systemPrompt: record.agent.systemPrompt,
+        model: record.agent.model,
+        thinkingLevel: record.agent.thinkingLevel,
+        ...options.initialState,
+        messages: options.initialState?.messages ?? messages,
+      },
+    });
+    if (snapshot?.status !== "active") return agent;
+    await new Promise<void>((resolve, reject) => {
+      agent.run({ kind: "restore", onStarted: resolve }).then(resolve, reject);
+    });
+    return agent;
   }
 
   /** pi 1.x's name for {@link streamFn}. */
@@ -352,6 +423,22 @@ export class Agent {
     emit: AgentEventSink,
     signal: AbortSignal,
   ): Promise<AgentMessage[]> {
+    if (this.sessionStore && this.sessionId !== undefined) {
+      return runDurably({
+        store: this.sessionStore,
+        sessionId: this.sessionId,
+        prompts: request.kind === "prompt" ? request.messages : request.kind === "restore" ? "restore" : [],
+        context,
+        config,
+        emit,
+        signal,
+        streamFn: this.streamFn,
+        agent: { systemPrompt: this.mutableState.systemPrompt, model: this.mutableState.model, thinkingLevel: this.mutableState.thinkingLevel },
+        ...(this.sessionMeta ? { meta: this.sessionMeta } : {}),
+        ...(request.kind === "restore" && request.onStarted ? { onStarted: request.onStarted } : {}),
+      });
+    }
+    if (request.kind === "restore") throw new LoopInputError("Only an agent with a sessionStore can restore a run");
     if (request.kind === "prompt") return runAgentLoop(request.messages, context, config, emit, signal, this.streamFn);
     return runAgentLoopContinue(context, config, emit, signal, this.streamFn);
   }

@@ -22,10 +22,15 @@ export { LoopInputError } from "./errors/loop-input-error.js";
 export {
   AgentBusyError,
   InvalidToolDefinitionError,
+  SessionFileError,
+  SessionNotFoundError,
+  SessionVersionError,
   StreamAlreadyIteratedError,
   ToolArgumentsError,
   type ToolArgumentIssue,
 } from "./errors/index.js";
+export * from "./sessions/index.js";
+export { INTERRUPTED_BY_RESTART_MESSAGE } from "./dbos/replay-policy.js";
 export { assertToolParameters, TOOL_NAME_PATTERN, toJsonSchema, validateToolArguments } from "./validation.js";
 export { defineTool } from "./define-tool.js";
 export { BLOCKED_MESSAGE } from "./actors/tool-call-actors.js";
@@ -48,6 +53,8 @@ export {
   sanitizeValue,
   type SanitizedInspectionEvent,
 } from "./inspection/sanitize.js";
+export { readableInspectionEvent, readableInspector, readableSnapshot, type ReadableSnapshot } from "./inspection/readable-inspection.js";
+export { rawInspectionEvent } from "./inspection/raw-inspection-event.js";
 export type * from "./types.js";
 export { TRACE_FLUSH_CHARS, recordTrace, type RecordTraceOptions, type TraceRecorder } from "./inspection/record-trace.js";
 export { loadTrace, parseTrace, type Trace } from "./cli/trace-reader.js";

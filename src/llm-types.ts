@@ -116,6 +116,12 @@ export interface ToolResultMessage<TDetails = unknown> {
   details?: TDetails;
   isError: boolean;
   timestamp: number;
+  /** Milliseconds the tool's `execute` took (monotonic clock); absent when the tool did not run. */
+  durationMs?: number;
+  /** Tokens and cost the tool itself spent, when it reported them; not part of the model's usage. */
+  usage?: Usage;
+  /** Names of tools the result made available (transcript-level tool registration). */
+  addedToolNames?: string[];
 }
 
 /** A message an LLM understands. */

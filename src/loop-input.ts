@@ -7,7 +7,7 @@ import { MESSAGE_SHAPE, messageProblem } from "./check-messages.js";
 import { describeValue } from "./describe-value.js";
 import { LoopInputError } from "./errors/loop-input-error.js";
 import type { AgentContext, AgentLoopConfig, AgentMessage, ToolExecutionMode } from "./types.js";
-import { assertToolParameters } from "./validation.js";
+import { assertOutputSchema, assertToolParameters } from "./validation.js";
 
 /** The values `config.toolExecution` accepts. */
 export const TOOL_EXECUTION_MODES: readonly ToolExecutionMode[] = ["parallel", "sequential"];
@@ -17,9 +17,9 @@ export const TOOL_EXECUTION_MODES: readonly ToolExecutionMode[] = ["parallel", "
  *
  * Checked: `config` is an object with `model` and `convertToLlm`; `maxTurns`, when
  * given, is a positive integer; `abortGraceMs`, when given, is a number >= 0; `toolExecution`, when given, is one of
- * {@link TOOL_EXECUTION_MODES}; `context.messages` is an array of objects;
+ * {@link TOOL_EXECUTION_MODES}; `approvedTools`, when given, is an array of strings; `context.messages` is an array of objects;
  * `context.tools`, when given, is an array of tools with unique, provider-accepted
- * names, an `execute` function and a valid object schema (see `assertToolParameters`).
+ * names, an `execute` function, a boolean or function `needsApproval` when given, and a valid object schema (see `assertToolParameters`).
  *
  * @throws LoopInputError for a broken precondition of the run.
  * @throws InvalidToolDefinitionError for a tool whose name or schema cannot be used.
@@ -97,6 +97,10 @@ function assertConfig(config: AgentLoopConfig): void {
   if (abortGraceMs !== undefined && !(typeof abortGraceMs === "number" && Number.isFinite(abortGraceMs) && abortGraceMs >= 0)) {
     throw new LoopInputError(`config.abortGraceMs must be a finite number of milliseconds >= 0, got ${describeValue(abortGraceMs)}`);
   }
+  const approvedTools: unknown = config.approvedTools;
+  if (approvedTools !== undefined && !(Array.isArray(approvedTools) && approvedTools.every((name) => typeof name === "string"))) {
+    throw new LoopInputError(`config.approvedTools must be an array of tool names, got ${describeValue(approvedTools)}`);
+  }
   const toolExecution: unknown = config.toolExecution;
   if (toolExecution !== undefined && !TOOL_EXECUTION_MODES.includes(toolExecution as ToolExecutionMode)) {
     throw new LoopInputError(
@@ -127,6 +131,18 @@ function assertTools(tools: unknown): void {
     if (typeof execute !== "function") {
       throw new LoopInputError(`Tool "${name}" has no execute function`);
     }
+    const needsApproval: unknown = (tool as { needsApproval?: unknown }).needsApproval;
+    if (needsApproval !== undefined && typeof needsApproval !== "boolean" && typeof needsApproval !== "function") {
+      throw new LoopInputError(`Tool "${name}" has needsApproval ${describeValue(needsApproval)}; it must be a boolean or a function (args, context) => boolean`);
+    }
     assertToolParameters(tool as { name: string; parameters: unknown });
+    assertOutputSchema(tool as { name: string; outputSchema?: unknown });
+    const executionMode: unknown = (tool as { executionMode?: unknown }).executionMode;
+    if (executionMode !== undefined && !TOOL_EXECUTION_MODES.includes(executionMode as ToolExecutionMode)) {
+      throw new LoopInputError(
+        `Tool "${name}": executionMode must be ${TOOL_EXECUTION_MODES.map((mode) => `"${mode}"`).join(" or ")} ` +
+          `(or omitted), got ${describeValue(executionMode)}`,
+      );
+    }
   }
 }

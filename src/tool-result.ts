@@ -7,6 +7,7 @@ import { failed, passed, type Checked } from "./checked.js";
 import { describeThrown } from "./describe-thrown.js";
 import { describeValue, readProperty } from "./describe-value.js";
 import type { AfterToolCallResult, AgentToolResult, BeforeToolCallResult, ImageContent, TextContent } from "./types.js";
+import { structuredContentIssues } from "./validation.js";
 
 /** The shape a tool must resolve to, as error texts state it. */
 export const TOOL_RESULT_SHAPE = "{ content: (TextContent | ImageContent)[], details }";
@@ -31,9 +32,12 @@ export function toolErrorResult(text: string): AgentToolResult<unknown> {
  * Checks what a tool's `execute` resolved to.
  *
  * A valid result — an object whose `content` is an array of text and image blocks
- * ({@link CONTENT_BLOCK_SHAPE}) and whose `terminate`, when present, is a boolean —
- * passes through as the very same object, with `isError: false`. `details` and
- * `usage` are not checked (details never reach the model).
+ * ({@link CONTENT_BLOCK_SHAPE}), whose `terminate` and `isError`, when present, are
+ * booleans, whose `addedToolNames`, when present, is an array of strings, and whose
+ * `structuredContent`, when present, is plain JSON data — passes through as the very
+ * same object, with `isError` as the result says (pi-agent-core 1.x: a tool may
+ * report a failure without throwing). `details` and `usage` are not checked
+ * (details never reach the model).
  *
  * Anything else (`undefined`, `null`, a string, `{ content: "not an array" }`, a
  * content array holding other blocks, an object whose fields throw when read)
@@ -45,7 +49,10 @@ export function toolErrorResult(text: string): AgentToolResult<unknown> {
  */
 export function normalizeToolResult(toolName: string, value: unknown): NormalizedToolResult {
   const problem = toolResultProblem(value);
-  if (problem === undefined) return { result: value as AgentToolResult<unknown>, isError: false };
+  if (problem === undefined) {
+    const result = value as AgentToolResult<unknown>;
+    return { result, isError: result.isError === true };
+  }
   const hint = typeof value === "string" ? ` To return text, wrap it: { content: [{ type: "text", text }], details: {} }.` : "";
   return {
     result: toolErrorResult(
@@ -60,7 +67,7 @@ export function normalizeToolResult(toolName: string, value: unknown): Normalize
  * Checks what `afterToolCall` resolved to: `undefined`/`null` (no overrides) or an
  * object of overrides whose fields, when present, have their types — `content` a
  * content array ({@link CONTENT_BLOCK_SHAPE}), `isError` and `terminate` booleans,
- * `usage` an object. `details` may be anything.
+ * `usage` an object, `structuredContent` plain JSON data. `details` may be anything.
  *
  * @returns the same object (or `undefined`) when valid; otherwise an error text
  *   naming the hook and what it returned. The caller should then treat the hook
@@ -69,7 +76,7 @@ export function normalizeToolResult(toolName: string, value: unknown): Normalize
  */
 export function checkAfterToolCallResult(value: unknown): Checked<AfterToolCallResult | undefined> {
   if (value === undefined || value === null) return passed(undefined);
-  const expected = "expected undefined or an object of overrides { content?, details?, isError?, terminate?, usage? }";
+  const expected = "expected undefined or an object of overrides { content?, details?, structuredContent?, isError?, terminate?, usage? }";
   if (typeof value !== "object" || Array.isArray(value)) return failed(`afterToolCall returned ${describeValue(value)}; ${expected}`);
   try {
     const content = readOwn(value, "content");
@@ -87,6 +94,9 @@ export function checkAfterToolCallResult(value: unknown): Checked<AfterToolCallR
     if (usage !== undefined && (typeof usage !== "object" || usage === null || Array.isArray(usage))) {
       return failed(`afterToolCall returned usage: ${describeValue(usage)}; usage must be a Usage object when given`);
     }
+    const structured = readOwn(value, "structuredContent");
+    const notJson = structured === undefined ? undefined : jsonValueProblem(structured, "structuredContent", 0);
+    if (notJson !== undefined) return failed(`afterToolCall returned an override whose ${notJson}`);
   } catch (error) {
     return failed(`afterToolCall returned an object whose fields cannot be read (${describeThrown(error)}); ${expected}`);
   }
@@ -112,7 +122,7 @@ export function checkAfterToolCallResult(value: unknown): Checked<AfterToolCallR
  */
 export function checkBeforeToolCallResult(value: unknown): Checked<BeforeToolCallResult | undefined> {
   if (value === undefined || value === null) return passed(undefined);
-  const expected = "expected undefined or { block?: boolean, reason?: string, terminate?: boolean }";
+  const expected = 'expected undefined or { block?: boolean, reason?: string, terminate?: boolean, approval?: "ask" }';
   if (typeof value !== "object" || Array.isArray(value)) {
     return failed(`beforeToolCall returned ${describeValue(value)}; ${expected}. The call was not executed`);
   }
@@ -122,6 +132,10 @@ export function checkBeforeToolCallResult(value: unknown): Checked<BeforeToolCal
       if (field !== undefined && typeof field !== "boolean") {
         return failed(`beforeToolCall returned ${key}: ${describeValue(field)}; ${key} must be a boolean when given. The call was not executed`);
       }
+    }
+    const approval = readOwn(value, "approval");
+    if (approval !== undefined && approval !== "ask") {
+      return failed(`beforeToolCall returned approval: ${describeValue(approval)}; approval must be "ask" when given. The call was not executed`);
     }
     const reason = readOwn(value, "reason");
     if (reason === undefined || reason === null || typeof reason === "string") {
@@ -150,8 +164,17 @@ function toolResultProblem(value: unknown): string | undefined {
     const content = readOwn(value, "content");
     const problem = contentProblem(content);
     if (problem !== undefined) return `a result whose ${problem}`;
-    const terminate = readOwn(value, "terminate");
-    if (terminate !== undefined && typeof terminate !== "boolean") return `a result whose terminate is ${describeValue(terminate)}, not a boolean`;
+    for (const key of ["terminate", "isError"] as const) {
+      const field = readOwn(value, key);
+      if (field !== undefined && typeof field !== "boolean") return `a result whose ${key} is ${describeValue(field)}, not a boolean`;
+    }
+    const names = readOwn(value, "addedToolNames");
+    if (names !== undefined && !(Array.isArray(names) && names.every((name) => typeof name === "string"))) {
+      return `a result whose addedToolNames is ${describeValue(names)}, not an array of tool names`;
+    }
+    const structured = readOwn(value, "structuredContent");
+    const notJson = structured === undefined ? undefined : jsonValueProblem(structured, "structuredContent", 0);
+    if (notJson !== undefined) return `a result whose ${notJson}`;
   } catch (error) {
     return `a result whose fields cannot be read (${describeThrown(error)})`;
   }
@@ -171,4 +194,70 @@ function contentProblem(content: unknown): string | undefined {
 /** `value[key]`; getters run, so callers catch. */
 function readOwn(value: object, key: string): unknown {
   return (value as Record<string, unknown>)[key];
+}
+
+/** Nesting followed before a value counts as too deep to be `structuredContent`. */
+const MAX_JSON_DEPTH = 256;
+
+/**
+ * Why `value` is not plain JSON data (phrased after "whose"), or `undefined` when it
+ * is: strings, finite numbers, booleans, null, arrays and plain objects of those. A
+ * result lives in the run's snapshot, which must round-trip through JSON unchanged.
+ */
+function jsonValueProblem(value: unknown, path: string, depth: number): string | undefined {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return undefined;
+  if (typeof value === "number") return Number.isFinite(value) ? undefined : `${path} is ${describeValue(value)}, which JSON cannot carry`;
+  if (depth > MAX_JSON_DEPTH) return `${path} is nested more than ${MAX_JSON_DEPTH} levels deep (a cycle?)`;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const found = jsonValueProblem(value[index], `${path}[${index}]`, depth + 1);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (typeof value === "object") {
+    const prototype: unknown = Object.getPrototypeOf(value);
+    if (prototype !== Object.prototype && prototype !== null) return `${path} is ${describeValue(value)}, not plain JSON data`;
+    for (const [key, member] of Object.entries(value)) {
+      if (member === undefined) continue;
+      const found = jsonValueProblem(member, `${path}.${key}`, depth + 1);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  return `${path} is ${describeValue(value)}, which JSON cannot carry`;
+}
+
+/**
+ * Checks a successful result's `structuredContent` against the tool's `outputSchema`
+ * (pi-agent-core 1.x). Nothing to check when the tool declares none or the result is
+ * an error. A mismatch — an absent `structuredContent` included — becomes an error
+ * result whose text names the tool and each failing path; `details` is kept (it is
+ * for the UI), the mismatching `structuredContent` is not.
+ *
+ * Never throws: an unusable schema (a tool swapped in mid-run without checks) is
+ * reported the same way.
+ */
+export function checkOutputSchema(
+  tool: { name: string; outputSchema?: unknown },
+  normalized: NormalizedToolResult,
+): NormalizedToolResult {
+  if (tool.outputSchema === undefined || normalized.isError) return normalized;
+  const { structuredContent } = normalized.result;
+  let problem: string | undefined;
+  try {
+    const issues = structuredContentIssues({ name: tool.name, outputSchema: tool.outputSchema }, structuredContent);
+    if (issues.length > 0) {
+      problem = structuredContent === undefined
+        ? "no structuredContent, but the tool declares an outputSchema"
+        : `structuredContent that does not match its outputSchema: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ")}`;
+    }
+  } catch (error) {
+    problem = `a result its outputSchema cannot check (${describeThrown(error)})`;
+  }
+  if (problem === undefined) return normalized;
+  return {
+    result: { ...toolErrorResult(`Tool "${tool.name}" returned ${problem}.`), details: normalized.result.details },
+    isError: true,
+  };
 }

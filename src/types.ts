@@ -51,6 +51,9 @@ export interface CustomAgentMessages {}
 /** An LLM message or one of the app's custom messages. `convertToLlm` maps them to LLM messages. */
 export type AgentMessage = Message | CustomAgentMessages[keyof CustomAgentMessages];
 
+/** A value JSON can carry: what `structuredContent` may hold (results live in snapshots). */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
 /** What a tool returns, and what a tool's partial updates carry. */
 export interface AgentToolResult<TDetails = unknown> {
   /** Text and images the model reads. */
@@ -58,12 +61,35 @@ export interface AgentToolResult<TDetails = unknown> {
   /** Structured data for logs and UIs; never sent to the model. */
   details: TDetails;
   /**
+   * pi-agent-core 1.x: machine-readable result for programmatic callers, matching the
+   * tool's `outputSchema` when it declares one (checked; a mismatch becomes an error
+   * result naming the failing paths). Never sent to the model, and not on the
+   * `toolResult` message: it is on `tool_execution_end`'s `result` and what
+   * `runToolCall` returns.
+   */
+  structuredContent?: JsonValue;
+  /**
+   * pi-agent-core 1.x: report a failure without throwing. The model reads `content` as
+   * an error result, as after a throw, while `details` and `structuredContent` are kept.
+   */
+  isError?: boolean;
+  /**
    * Asks the loop to stop after this batch. The run stops only when every result
    * of a non-empty batch sets it.
    */
   terminate?: boolean;
-  /** Tokens and cost a tool spent (e.g. a sub-agent); reported, never summed into the model's usage. */
+  /**
+   * Tokens and cost a tool spent (e.g. a sub-agent); carried to the `toolResult`
+   * message, never summed into the model's usage.
+   */
   usage?: Usage;
+  /**
+   * Names of tools this result makes available (transcript-level tool registration):
+   * carried to the `toolResult` message so the transcript records when a tool was
+   * added. The loop does not declare them by itself: put the tools in the context
+   * (e.g. with `prepareRequest` or `prepareNextTurn`).
+   */
+  addedToolNames?: string[];
 }
 
 /** Receives a tool's partial results; each call emits `tool_execution_update`. Calls after the tool settles are ignored. */
@@ -89,13 +115,41 @@ export interface AgentTool<TParameters extends ToolParameters = ToolParameters, 
     signal?: AbortSignal,
     onUpdate?: AgentToolUpdateCallback<TDetails>,
   ) => Promise<AgentToolResult<TDetails>>;
-  /** `"sequential"` makes the whole batch containing this tool run one call at a time. */
+  /**
+   * pi-agent-core 1.x: the JSON Schema (or a TypeBox or zod schema) of `structuredContent`
+   * in successful results. A tool that declares it must set `structuredContent`; a
+   * successful result whose `structuredContent` does not match becomes an error result
+   * naming the failing paths. Checked when the run starts (a malformed schema throws
+   * `InvalidToolDefinitionError`).
+   */
+  outputSchema?: object;
+  /**
+   * Per-tool execution mode. `"sequential"` makes the whole batch containing this tool
+   * run one call at a time; `"parallel"` (or none) leaves the batch to
+   * `config.toolExecution`. As in pi, a tool cannot make a sequential run parallel.
+   */
   executionMode?: ToolExecutionMode;
   /**
    * Whether a call that was mid-flight when a persisted run was restored may be run
    * again. Default false: the restored call gets an error result instead.
    */
   idempotent?: boolean;
+  /**
+   * loopchart: whether a human must approve a call before it runs. A function is
+   * asked with the validated arguments and the run's context as the batch
+   * started; a throw becomes the call's error result. A call that needs approval
+   * waits (state `awaitingApproval`, event `approval_requested`) until
+   * `tool.approve` / `tool.reject` (or `agent.approve` / `agent.reject`);
+   * a tool approved with `always` is not asked again in that run (or agent session).
+   */
+  needsApproval?: boolean | ((args: InferToolArgs<TParameters>, context: AgentContext) => boolean | Promise<boolean>);
+  /**
+   * pi-agent-core 1.x: what a durable session (or DBOS workflow) does with this
+   * tool's call when the process died while it ran. `"never"` (the default): the
+   * call is not run again and gets an error result saying it was interrupted by a
+   * restart; `"safe"`: it runs again. Calls that settled never run again either way.
+   */
+  replay?: "never" | "safe";
 }
 
 /** Context snapshot passed into the loop. The loop never mutates the caller's `messages` array. */
@@ -113,6 +167,11 @@ export interface BeforeToolCallResult {
   reason?: string;
   /** Marks the blocked result as terminating (see {@link AgentToolResult.terminate}). */
   terminate?: boolean;
+  /**
+   * loopchart: `"ask"` makes the call wait for a human decision, as a tool's
+   * `needsApproval` does (ignored when `block` is set, or when the tool was approved with `always`).
+   */
+  approval?: "ask";
 }
 
 /**
@@ -122,6 +181,12 @@ export interface BeforeToolCallResult {
 export interface AfterToolCallResult {
   content?: (TextContent | ImageContent)[];
   details?: unknown;
+  /**
+   * Replaces the structured content. When `content` is given without it, the
+   * structured content is dropped (it may no longer match the content): return it
+   * along with `content` to keep it. Not checked against `outputSchema`.
+   */
+  structuredContent?: JsonValue;
   isError?: boolean;
   terminate?: boolean;
   usage?: Usage;
@@ -208,13 +273,21 @@ export interface AgentLoopConfig extends SimpleStreamOptions {
    * result and the run ends `aborted`. A late settle is ignored. Default `ABORT_GRACE_MS` (2000).
    */
   abortGraceMs?: number;
+  /**
+   * loopchart: names of tools approved for good before the run starts (an `Agent`
+   * passes the tools approved with `always` earlier in its session). Calls of
+   * these tools never wait for approval. Approvals with `always` during the run
+   * add to the loop's `approvedTools` (in its context and snapshot).
+   */
+  approvedTools?: string[];
   /** loopchart: reasoning level; `"off"` sends none. Overrides `reasoning` when set. */
   thinkingLevel?: ThinkingLevel;
   /**
    * loopchart: an XState inspector that sees every actor of the run (loop, batch, each call,
    * each invoked actor), e.g. `createWebSocketInspector({ url }).inspect` from `@statelyai/inspect`
-   * or `recordTrace({ file }).inspect`. Raw events carry live context: wrap with
-   * `sanitizeInspectionEvent` (loopchart) before sending them anywhere.
+   * or `recordTrace({ file }).inspect`. It receives readable events: snapshots, events and
+   * actions as plain data, long strings truncated, functions dropped, API keys and
+   * `Authorization` headers redacted (`rawInspectionEvent(event)` gives the live event back).
    */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 }
@@ -252,6 +325,24 @@ export type AgentEvent =
       toolName: string;
       result: AgentToolResult<unknown>;
       isError: boolean;
+      /**
+       * Milliseconds the tool's `execute` took, measured with a monotonic clock
+       * (`performance.now()`) and rounded; absent when the tool did not run (unknown
+       * tool, invalid arguments, blocked, refused, aborted before it started).
+       */
+      durationMs?: number;
+    }
+  | {
+      /**
+       * loopchart: a call waits for a human decision (its tool's `needsApproval`, or
+       * `beforeToolCall` returned `{ approval: "ask" }`). `args` are the validated
+       * arguments it will run with. Answer with `tool.approve` / `tool.reject`
+       * (`agent.approve` / `agent.reject`); the call then executes or gets an error result.
+       */
+      type: "approval_requested";
+      toolCallId: string;
+      toolName: string;
+      args: unknown;
     }
   | {
       /**
@@ -259,10 +350,14 @@ export type AgentEvent =
        * grace period (`abortGraceMs`) ran out while the run still waited on work that ignored
        * the signal; `message` names it (a tool call with its id, a hook, the model stream). The
        * run then ends `aborted`; whatever that work settles with later is ignored.
+       * `approval`: a `tool.approve` / `tool.reject` sent to the loop actor named a call
+       * that is unknown in the current batch or not awaiting approval (`toolCallId` says
+       * which); nothing changed.
        */
       type: "warning";
-      reason: "abandoned";
+      reason: "abandoned" | "approval";
       message: string;
+      toolCallId?: string;
     };
 
 /** Receives every event of a run, in order. A returned promise is awaited before the run's promise resolves. */

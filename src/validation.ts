@@ -44,6 +44,15 @@ interface SchemaEntry {
   validate: (coerced: unknown) => { ok: true; value: unknown } | { ok: false; issues: ToolArgumentIssue[] };
 }
 
+/** How error texts name the schema at hand: the tool's `parameters` or its `outputSchema`. */
+interface SchemaLabel {
+  field: string;
+  schema: string;
+}
+
+const PARAMETERS_LABEL: SchemaLabel = { field: "parameters", schema: "parameter schema" };
+const OUTPUT_SCHEMA_LABEL: SchemaLabel = { field: "outputSchema", schema: "outputSchema" };
+
 /** Path shown for the arguments object itself. */
 const ROOT_PATH = "(root)";
 
@@ -138,7 +147,35 @@ export function validateToolArguments(tool: ToolSchemaSource, args: unknown): un
   throw new ToolArgumentsError({ toolName: tool.name, issues: result.issues, received: args });
 }
 
-function entryFor(toolName: string, parameters: unknown): SchemaEntry {
+/**
+ * Checks eagerly that a tool's `outputSchema` (pi-agent-core 1.x: the JSON Schema of
+ * its results' `structuredContent`) is a usable schema: plain JSON Schema, TypeBox or
+ * zod, whose known keywords have the types the meta-schema gives them. Nothing to
+ * check when the tool has none.
+ *
+ * @throws InvalidToolDefinitionError naming the tool and the problem.
+ */
+export function assertOutputSchema(tool: { name: string; outputSchema?: unknown }): void {
+  if (tool.outputSchema === undefined) return;
+  entryFor(tool.name, tool.outputSchema, OUTPUT_SCHEMA_LABEL);
+}
+
+/**
+ * Checks a result's `structuredContent` against the tool's `outputSchema`, as it is:
+ * no coercion, and the value is never changed (zod's transforms and defaults are not
+ * applied to the result).
+ *
+ * @returns one issue per failing path (empty when it matches). An absent
+ *   `structuredContent` fails like any other value the schema does not accept.
+ * @throws InvalidToolDefinitionError when `outputSchema` is not a usable schema
+ *   (checked up front by {@link assertOutputSchema}).
+ */
+export function structuredContentIssues(tool: { name: string; outputSchema: unknown }, structuredContent: unknown): ToolArgumentIssue[] {
+  const result = entryFor(tool.name, tool.outputSchema, OUTPUT_SCHEMA_LABEL).validate(structuredContent);
+  return result.ok ? [] : result.issues;
+}
+
+function entryFor(toolName: string, parameters: unknown, label: SchemaLabel = PARAMETERS_LABEL): SchemaEntry {
   if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters)) {
     const found =
       parameters === null || parameters === undefined
@@ -148,19 +185,19 @@ function entryFor(toolName: string, parameters: unknown): SchemaEntry {
           : `a ${typeof parameters}`;
     throw new InvalidToolDefinitionError(
       toolName,
-      `Tool "${toolName}": parameters must be a schema object (TypeBox, zod or JSON Schema), but it is ${found}.`,
+      `Tool "${toolName}": ${label.field} must be a schema object (TypeBox, zod or JSON Schema), but it is ${found}.`,
     );
   }
   const cached = entries.get(parameters);
   if (cached) return cached;
-  const entry = buildEntry(toolName, parameters);
+  const entry = buildEntry(toolName, parameters, label);
   entries.set(parameters, entry);
   return entry;
 }
 
-function buildEntry(toolName: string, parameters: object): SchemaEntry {
+function buildEntry(toolName: string, parameters: object, label: SchemaLabel): SchemaEntry {
   if (isZod4(parameters)) {
-    const jsonSchema = convert(toolName, () =>
+    const jsonSchema = convert(toolName, label, () =>
       zod4.toJSONSchema(parameters, { io: "input", unrepresentable: "any" }),
     );
     return {
@@ -172,7 +209,7 @@ function buildEntry(toolName: string, parameters: object): SchemaEntry {
     };
   }
   if (isZod3(parameters)) {
-    const jsonSchema = convert(toolName, () =>
+    const jsonSchema = convert(toolName, label, () =>
       zodToJsonSchema(parameters as unknown as Parameters<typeof zodToJsonSchema>[0], { $refStrategy: "none" }),
     );
     return {
@@ -183,8 +220,8 @@ function buildEntry(toolName: string, parameters: object): SchemaEntry {
       },
     };
   }
-  const jsonSchema = convert(toolName, () => parameters);
-  const validator = compileJsonSchema(toolName, jsonSchema);
+  const jsonSchema = convert(toolName, label, () => parameters);
+  const validator = compileJsonSchema(toolName, label, jsonSchema);
   return {
     jsonSchema,
     validate: (coerced) =>
@@ -204,14 +241,14 @@ function isZod3(value: object): value is Zod3Schema {
  * Runs a conversion and normalises its output to a JSON-only copy without `$schema`,
  * after checking its keywords against the meta-schema (see `jsonSchemaProblem`).
  */
-function convert(toolName: string, produce: () => unknown): JsonSchema {
+function convert(toolName: string, label: SchemaLabel, produce: () => unknown): JsonSchema {
   let raw: unknown;
   try {
     raw = produce();
   } catch (error) {
     throw new InvalidToolDefinitionError(
       toolName,
-      `Tool "${toolName}": its parameter schema cannot be converted to JSON Schema (${messageOf(error)}). ` +
+      `Tool "${toolName}": its ${label.schema} cannot be converted to JSON Schema (${messageOf(error)}). ` +
         "Use types JSON Schema can describe (no functions, dates or transforms without an input type).",
       { cause: error },
     );
@@ -222,29 +259,29 @@ function convert(toolName: string, produce: () => unknown): JsonSchema {
   } catch (error) {
     throw new InvalidToolDefinitionError(
       toolName,
-      `Tool "${toolName}": its parameter schema cannot be copied as JSON (${messageOf(error)}); a schema must be plain data without cycles or BigInts.`,
+      `Tool "${toolName}": its ${label.schema} cannot be copied as JSON (${messageOf(error)}); a schema must be plain data without cycles or BigInts.`,
       { cause: error },
     );
   }
   if (typeof copy !== "object" || copy === null || Array.isArray(copy)) {
-    throw new InvalidToolDefinitionError(toolName, `Tool "${toolName}": its parameter schema converts to ${describeValue(copy)}, not a schema object.`);
+    throw new InvalidToolDefinitionError(toolName, `Tool "${toolName}": its ${label.schema} converts to ${describeValue(copy)}, not a schema object.`);
   }
   const problem = jsonSchemaProblem(copy);
   if (problem !== undefined) {
-    throw new InvalidToolDefinitionError(toolName, `Tool "${toolName}": its parameter schema is not valid JSON Schema: ${problem}.`);
+    throw new InvalidToolDefinitionError(toolName, `Tool "${toolName}": its ${label.schema} is not valid JSON Schema: ${problem}.`);
   }
   const schema = copy as JsonSchema;
   delete schema.$schema;
   return schema;
 }
 
-function compileJsonSchema(toolName: string, jsonSchema: JsonSchema): ReturnType<typeof Compile> {
+function compileJsonSchema(toolName: string, label: SchemaLabel, jsonSchema: JsonSchema): ReturnType<typeof Compile> {
   try {
     return Compile(jsonSchema as TSchema);
   } catch (error) {
     throw new InvalidToolDefinitionError(
       toolName,
-      `Tool "${toolName}": its parameter schema is not valid JSON Schema (${messageOf(error)}).`,
+      `Tool "${toolName}": its ${label.schema} is not valid JSON Schema (${messageOf(error)}).`,
       { cause: error },
     );
   }

@@ -21,7 +21,7 @@ import { failedResponse } from "../messages.js";
 import { passed } from "../checked.js";
 import { transcriptMessages } from "../../machines/transcript.js";
 import { REQUEST_ABORTED_MESSAGE } from "../providers/assistant-stream.js";
-import { checkAssistantMessage, errorMessageOf, invalidEndResponse } from "../providers/check-stream-event.js";
+import { finalResponse, invalidEndResponse } from "../providers/check-stream-event.js";
 import { checkTransformedContext } from "../check-messages.js";
 
 const LLM_ROLES = new Set(["user", "assistant", "toolResult"]);
@@ -95,16 +95,8 @@ export function createRequestModelActor(services: RunServices) {
     };
     let partial: AssistantMessage | undefined;
     // The final event's message, checked (tool-call ids repaired); an invalid one ends the turn as an error keeping what streamed.
-    const end = (value: unknown, eventType: "done" | "error") => {
-      const checked = checkAssistantMessage(value, eventType, { assignToolCallId: (index) => `call_${input.turn}_${index + 1}` });
-      if (!checked.ok) {
-        finish(invalidEndResponse({ partial, errorMessage: checked.error, model: input.model }));
-        return;
-      }
-      // A failed response always says why (agent_end.errorMessage is never undefined for a failed run).
-      const errorMessage = errorMessageOf(checked.value);
-      finish(errorMessage === undefined || errorMessage === checked.value.errorMessage ? checked.value : { ...checked.value, errorMessage });
-    };
+    const end = (value: unknown, eventType: "done" | "error") =>
+      finish(finalResponse({ value, eventType, partial, model: input.model, assignToolCallId: (index) => `call_${input.turn}_${index + 1}` }));
     const run = async () => {
       const stream = await openStream(services, input);
       for await (const event of stream) {

@@ -18,10 +18,10 @@ import {
   type PreparedCall,
   type ToolCallContext,
 } from "../../machines/tool-call.machine.js";
-import type { AgentEvent, AgentLoopConfig, AgentToolResult, ToolCall } from "../types.js";
+import type { AfterToolCallResult, AgentEvent, AgentLoopConfig, AgentToolResult, ToolCall } from "../types.js";
 import { hookContext, type RunServices } from "../run-environment.js";
 import { validateToolArguments } from "../validation.js";
-import { checkAfterToolCallResult, checkBeforeToolCallResult, normalizeToolResult } from "../tool-result.js";
+import { checkAfterToolCallResult, checkBeforeToolCallResult, checkOutputSchema, normalizeToolResult } from "../tool-result.js";
 
 export { BLOCKED_MESSAGE } from "../../machines/tool-call.machine.js";
 
@@ -55,33 +55,66 @@ async function consultBeforeHook(services: RunServices, hook: NonNullable<AgentL
     const verdict = checked.value;
     if (verdict?.block) return { settled: blockedResult(verdict) };
     if (services.signal?.aborted) return { settled: blockedResult({ block: true, reason: ABORTED_MESSAGE }) };
-    return { args };
+    return verdict?.approval === "ask" ? { args, approval: "ask" } : { args };
   } catch (error) {
     return { settled: failed(errorText(error)) };
   }
 }
 
 /**
+ * Whether the tool's `needsApproval` asks for a decision on this call: a boolean
+ * as given, a function asked with the arguments and the run's context (a throw
+ * is the call's error result; an abort meanwhile settles it aborted).
+ */
+async function consultNeedsApproval(services: RunServices, input: PrepareCallInput, args: unknown): Promise<PreparedCall> {
+  const needsApproval = services.tool(input.toolCall.name)?.needsApproval;
+  if (needsApproval === undefined || needsApproval === false) return { args };
+  if (needsApproval === true) return { args, approval: "ask" };
+  try {
+    const context = input.hookScope ? hookContext(services, input.hookScope) : { systemPrompt: "", messages: [], tools: services.tools() ?? [] };
+    const asks = (await needsApproval(args as never, context)) === true;
+    if (services.signal?.aborted) return { settled: failed(ABORTED_MESSAGE) };
+    return asks ? { args, approval: "ask" } : { args };
+  } catch (error) {
+    return { settled: failed(`needsApproval of ${input.toolCall.name} threw: ${errorText(error)}`) };
+  }
+}
+
+/**
  * Creates the `prepareCall` actor of a run: lookup, `prepareArguments` and
- * validation (synchronous, on start), then `beforeToolCall` when the call has a
- * hook scope. Resolves with the arguments or the call's error result; never rejects.
+ * validation (synchronous, on start), then `beforeToolCall` when the run has it
+ * (it may block, or ask for approval), then the tool's `needsApproval`.
+ * Resolves with the arguments (and whether the call waits for approval) or the
+ * call's error result; never rejects.
  */
 export function createPrepareCallActor(services: RunServices) {
   const hook = services.config.beforeToolCall;
   return fromPromise<PreparedCall, PrepareCallInput>(async ({ input }) => {
     const prepared = prepareArguments(services, input.toolCall);
-    if ("settled" in prepared || !hook || !input.hookScope) return prepared;
-    return consultBeforeHook(services, hook, input, prepared.args);
+    if ("settled" in prepared) return prepared;
+    const consulted = hook && input.hookScope ? await consultBeforeHook(services, hook, input, prepared.args) : prepared;
+    if ("settled" in consulted || consulted.approval === "ask") return consulted;
+    return consultNeedsApproval(services, input, consulted.args);
   });
 }
 
 /**
  * Creates the `prepareArguments` action of a run: preparation of a call when the
- * run has no `beforeToolCall` (lookup, `prepareArguments`, validation), which is
- * synchronous. Records the arguments or the call's error result.
+ * run has no `beforeToolCall` and no tool decides `needsApproval` with a function
+ * (lookup, `prepareArguments`, validation), which is synchronous. Records the
+ * arguments (and `approval: "asked"` for a tool whose `needsApproval` is `true`,
+ * unless approved for good) or the call's error result.
  */
 export function createPrepareArgumentsAction(services: RunServices) {
-  return assign(({ context }: { context: ToolCallContext }): Partial<ToolCallContext> => prepareArguments(services, context.toolCall));
+  return assign(({ context }: { context: ToolCallContext }): Partial<ToolCallContext> => {
+    const prepared = prepareArguments(services, context.toolCall);
+    if ("settled" in prepared) return { settled: prepared.settled };
+    // needsApproval `true` asks; a function is asked in the prepareCall actor (hooks.needsApproval), so here it can only
+    // be a tool swapped in later: a human decides.
+    const needsApproval = services.tool(context.toolCall.name)?.needsApproval;
+    const asks = needsApproval !== undefined && needsApproval !== false && context.preapproved !== true;
+    return asks ? { args: prepared.args, approval: "asked" } : { args: prepared.args };
+  });
 }
 
 /** The signal a tool runs with: the call's own (aborted when the call's actor stops), reached by the run's. */
@@ -95,7 +128,8 @@ function callSignal(own: AbortSignal, run: AbortSignal | undefined): AbortSignal
  * resolves with the settled result. Partial results are emitted as
  * `tool_execution_update` by this actor until it settles or stops. The tool
  * starts on a later microtask, so every call of a parallel batch is prepared
- * before any tool runs.
+ * before any tool runs. The result carries `durationMs`: how long `execute` took,
+ * on the monotonic clock (`performance.now()`), rounded to whole milliseconds.
  */
 export function createExecuteToolActor(services: RunServices) {
   return fromPromise<SettledToolCall, ExecuteToolInput, AgentEvent>(async ({ input, signal, emit }) => {
@@ -108,16 +142,47 @@ export function createExecuteToolActor(services: RunServices) {
       if (!live || signal.aborted) return;
       emit({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments, partialResult });
     };
+    if (!tool) return failed(`Tool ${toolCall.name} not found`);
+    const startedAt = performance.now();
+    const elapsed = () => Math.round(performance.now() - startedAt);
     try {
-      if (!tool) throw new Error(`Tool ${toolCall.name} not found`);
       const result = await tool.execute(toolCall.id, input.args as never, callSignal(signal, services.signal), onUpdate);
-      return normalizeToolResult(toolCall.name, result);
+      const durationMs = elapsed();
+      return { ...checkOutputSchema(tool, normalizeToolResult(toolCall.name, result)), durationMs };
     } catch (error) {
-      return failed(errorText(error));
+      const durationMs = elapsed();
+      return { ...failed(errorText(error)), durationMs };
     } finally {
       live = false;
     }
   });
+}
+
+/** `settled` with the executed call's `durationMs`: the hook's time is not the tool's. */
+function withDuration(settled: SettledToolCall, executed: SettledToolCall): SettledToolCall {
+  return executed.durationMs === undefined ? settled : { ...settled, durationMs: executed.durationMs };
+}
+
+/**
+ * The executed result with `afterToolCall`'s overrides (pi-agent-core 1.x): each field
+ * given replaces the original's in full, with no deep merge; the others are kept.
+ * `structuredContent` given replaces it; `content` given without it drops it, since
+ * the old structured content may no longer match the new content.
+ */
+export function overridden(result: AgentToolResult<unknown>, override: AfterToolCallResult): AgentToolResult<unknown> {
+  const { structuredContent: original, ...rest } = result;
+  const merged: AgentToolResult<unknown> = {
+    ...rest,
+    content: override.content ?? result.content,
+    details: override.details ?? result.details,
+  };
+  const structuredContent = override.structuredContent ?? (override.content ? undefined : original);
+  if (structuredContent !== undefined) merged.structuredContent = structuredContent;
+  const terminate = override.terminate ?? result.terminate;
+  if (terminate !== undefined) merged.terminate = terminate;
+  const usage = override.usage ?? result.usage;
+  if (usage !== undefined) merged.usage = usage;
+  return merged;
 }
 
 /** Creates `afterToolCall`: overrides field by field (no deep merge); a throw becomes an error result. */
@@ -133,20 +198,12 @@ export function createAfterToolCallActor(services: RunServices) {
         services.signal,
       );
       const checked = checkAfterToolCallResult(returned);
-      if (!checked.ok) return failed(checked.error);
+      if (!checked.ok) return withDuration(failed(checked.error), input.executed);
       const override = checked.value;
       if (!override) return input.executed;
-      const merged: AgentToolResult<unknown> = {
-        content: override.content ?? result.content,
-        details: override.details ?? result.details,
-      };
-      const terminate = override.terminate ?? result.terminate;
-      if (terminate !== undefined) merged.terminate = terminate;
-      const usage = override.usage ?? result.usage;
-      if (usage !== undefined) merged.usage = usage;
-      return { result: merged, isError: override.isError ?? isError };
+      return withDuration({ result: overridden(result, override), isError: override.isError ?? isError }, input.executed);
     } catch (error) {
-      return failed(errorText(error));
+      return withDuration(failed(errorText(error)), input.executed);
     }
   });
 }

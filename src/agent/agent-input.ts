@@ -2,6 +2,8 @@
  * How an `Agent` reads its input: the default `convertToLlm`, `prompt(...)`'s
  * three shapes, queue modes, and which errors count as a broken precondition.
  */
+import { SessionFileError } from "../errors/session-file-error.js";
+import { SessionVersionError } from "../errors/session-version-error.js";
 import { InvalidToolDefinitionError } from "../errors/invalid-tool-definition-error.js";
 import { LoopInputError } from "../errors/loop-input-error.js";
 import type { AgentMessage, ImageContent, Message, TextContent } from "../types.js";
@@ -16,7 +18,12 @@ export function defaultConvertToLlm(messages: AgentMessage[]): Message[] {
 
 /** True for the loop's precondition errors (thrown before any event): they reject `prompt()` instead of becoming a message. */
 export function isPreconditionError(error: unknown): boolean {
-  return error instanceof LoopInputError || error instanceof InvalidToolDefinitionError;
+  return (
+    error instanceof LoopInputError ||
+    error instanceof InvalidToolDefinitionError ||
+    error instanceof SessionFileError ||
+    error instanceof SessionVersionError
+  );
 }
 
 /** Returns `mode`; throws `LoopInputError` naming `option` when it is not `"all"` or `"one-at-a-time"`. */

@@ -27,6 +27,7 @@ export type AgentRunSettings = Pick<
   | "maxRetryDelayMs"
   | "toolExecution"
   | "maxTurns"
+  | "inspect"
 >;
 
 /** What a run's config needs besides the settings. */
@@ -61,6 +62,7 @@ export function createAgentLoopConfig(agent: AgentRunSettings, wiring: AgentRunW
     maxRetryDelayMs: agent.maxRetryDelayMs,
     toolExecution: agent.toolExecution,
     maxTurns: agent.maxTurns,
+    ...(agent.inspect ? { inspect: agent.inspect } : {}),
     beforeToolCall: agent.beforeToolCall,
     afterToolCall: agent.afterToolCall,
     convertToLlm: agent.convertToLlm,

@@ -3,6 +3,7 @@
  * pi 1.x's turn hooks (`shouldStopAfterTurn`, `prepareNextTurn`,
  * `prepareNextTurnWithContext`) and loopchart's `maxTurns`.
  */
+import type { SessionStore } from "../sessions/session-store.js";
 import type {
   AgentEvent,
   AgentLoopConfig,
@@ -76,4 +77,19 @@ export interface AgentOptions {
   toolExecution?: ToolExecutionMode;
   /** loopchart: a run ends (exit reason `maxTurns`) instead of starting turn `maxTurns + 1`. */
   maxTurns?: number;
+  /**
+   * loopchart: an XState inspector for every run of the agent, seeing every actor of each run
+   * with readable snapshots (see `AgentLoopConfig.inspect`), e.g.
+   * `createWebSocketInspector({ url: "ws://127.0.0.1:4242" }).inspect` for `loopchart inspect`.
+   */
+  inspect?: AgentLoopConfig["inspect"];
+  /**
+   * loopchart: makes the agent's session durable. Every run is saved to the store
+   * under `sessionId` (required then) as it goes — the loop's snapshot, the message
+   * log, each call's start before its tool runs — so `Agent.resume(store, sessionId)`
+   * in another process continues a run this one did not finish.
+   */
+  sessionStore?: SessionStore;
+  /** loopchart: the caller's JSON data kept on the session record (e.g. how to rebuild the tools). */
+  sessionMeta?: Record<string, unknown>;
 }

@@ -127,6 +127,7 @@ export function reduceAgentState(state: MutableAgentState, event: AgentEvent): v
     case "agent_start":
     case "turn_start":
     case "tool_execution_update":
+    case "approval_requested":
     case "warning":
       return;
     default: {

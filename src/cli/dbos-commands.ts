@@ -9,18 +9,16 @@ import type { CliIo } from "./cli-io.js";
 import { EXIT_CODES } from "./exit-codes.js";
 import { parseOptions } from "./parse-options.js";
 import { UsageError } from "./usage-error.js";
-import type { DbosRunInput, DbosRunOutput, DbosRunSetup, DbosStreamedEvent } from "../dbos/index.js";
+import { DBOS_APP_NAME, DEFAULT_DBOS_QUEUE, DEFAULT_LOOP_WORKFLOW_NAME, DEFAULT_WORKER_CONCURRENCY } from "../dbos/constants.js";
+import { followRunEvents } from "../dbos/follow-run.js";
+import type { DbosRunInput, DbosRunOutput, DbosRunSetup } from "../dbos/index.js";
 
-/** The queue workers serve and runs are enqueued on when `--queue` is not given. */
-export const DEFAULT_DBOS_QUEUE = "loopchart";
-/** The DBOS application name (it scopes workflows and queues in the system database). */
-export const DBOS_APP_NAME = "loopchart";
-/** Runs one worker takes at a time when `--concurrency` is not given. */
-export const DEFAULT_WORKER_CONCURRENCY = 4;
+export { DBOS_APP_NAME, DEFAULT_DBOS_QUEUE, DEFAULT_WORKER_CONCURRENCY };
 
 type DbosSdk = typeof import("@dbos-inc/dbos-sdk");
 
-async function loadSdk(): Promise<DbosSdk> {
+/** The DBOS SDK, or a usage error saying how to install it. */
+export async function loadSdk(): Promise<DbosSdk> {
   try {
     return await import("@dbos-inc/dbos-sdk");
   } catch {
@@ -28,7 +26,8 @@ async function loadSdk(): Promise<DbosSdk> {
   }
 }
 
-function databaseUrl(values: Record<string, string | boolean | undefined>, io: CliIo, command: string): string {
+/** `--database-url`, else `DBOS_SYSTEM_DATABASE_URL`; a usage error naming `command` when neither is set. */
+export function databaseUrl(values: Record<string, string | boolean | undefined>, io: CliIo, command: string): string {
   const url = values["database-url"] ?? io.env["DBOS_SYSTEM_DATABASE_URL"];
   if (typeof url !== "string" || url === "") {
     throw new UsageError(`loopchart ${command} needs --database-url postgres://user:pass@host:5432/db (or DBOS_SYSTEM_DATABASE_URL).`);
@@ -43,52 +42,67 @@ function positiveInt(name: string, value: string | boolean | undefined, fallback
 }
 
 /**
- * `loopchart worker --database-url URL --setup MODULE [--queue Q] [--concurrency N] [--executor ID]`:
- * serves the queue until interrupted. MODULE exports `createRun(input)` returning the run's
- * config, tools and stream function. At launch DBOS recovers this executor's pending runs, so
- * restarting a dead worker with the same `--executor` finishes its runs.
+ * `loopchart worker --database-url URL --setup MODULE [--queue Q] [--concurrency N]
+ * [--global-concurrency N] [--executor ID]`: serves the queue until interrupted. MODULE exports
+ * `createRun(input)` returning the run's config, tools and stream function. At launch DBOS
+ * recovers this executor's pending runs, so restarting a dead worker with the same
+ * `--executor` finishes its runs.
  */
 export async function workerCommand(args: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseOptions(
     args,
-    { "database-url": { type: "string" }, setup: { type: "string" }, queue: { type: "string" }, concurrency: { type: "string" }, executor: { type: "string" }, "app-version": { type: "string" } },
+    {
+      "database-url": { type: "string" },
+      setup: { type: "string" },
+      queue: { type: "string" },
+      concurrency: { type: "string" },
+      "global-concurrency": { type: "string" },
+      executor: { type: "string" },
+      "app-version": { type: "string" },
+    },
     "loopchart --help",
   );
   const url = databaseUrl(values, io, "worker");
   if (typeof values.setup !== "string") throw new UsageError("loopchart worker needs --setup <module> exporting createRun(input) (model, tools, config of a run).");
+  const queue = typeof values.queue === "string" ? values.queue : DEFAULT_DBOS_QUEUE;
+  const concurrency = positiveInt("--concurrency", values.concurrency, DEFAULT_WORKER_CONCURRENCY);
+  const globalConcurrency = values["global-concurrency"] === undefined ? undefined : positiveInt("--global-concurrency", values["global-concurrency"], 1);
+  if (globalConcurrency !== undefined && concurrency > globalConcurrency) {
+    throw new UsageError(`--concurrency (${concurrency}) must not exceed --global-concurrency (${globalConcurrency}); e.g. --concurrency ${globalConcurrency} --global-concurrency ${globalConcurrency}.`);
+  }
   const setupModule = (await import(pathToFileURL(resolve(io.cwd, values.setup)).href)) as { createRun?: (input: DbosRunInput) => DbosRunSetup | Promise<DbosRunSetup> };
   const createRun = setupModule.createRun;
   if (typeof createRun !== "function") throw new UsageError(`${values.setup} does not export a createRun(input) function.`);
-  const queue = typeof values.queue === "string" ? values.queue : DEFAULT_DBOS_QUEUE;
-  const concurrency = positiveInt("--concurrency", values.concurrency, DEFAULT_WORKER_CONCURRENCY);
   const executorID = typeof values.executor === "string" ? values.executor : `${hostname()}-${process.pid}`;
-  const { DBOS } = await loadSdk();
-  const { registerLoopWorkflow } = await import("../dbos/index.js");
-  DBOS.setConfig({
-    name: DBOS_APP_NAME,
+  await loadSdk();
+  const { startWorker } = await import("../dbos/index.js");
+  const worker = await startWorker({
     systemDatabaseUrl: url,
+    createRun,
+    queueName: queue,
+    workerConcurrency: concurrency,
+    ...(globalConcurrency === undefined ? {} : { globalConcurrency }),
     executorID,
-    applicationVersion: typeof values["app-version"] === "string" ? values["app-version"] : DBOS_APP_NAME,
-    listenQueues: [queue],
+    ...(typeof values["app-version"] === "string" ? { applicationVersion: values["app-version"] } : {}),
     logLevel: io.env["LOOPCHART_DBOS_LOG_LEVEL"] ?? "warn",
   });
-  registerLoopWorkflow({ createRun });
-  await DBOS.launch();
-  await DBOS.registerQueue(queue, { workerConcurrency: concurrency, minPollingIntervalMs: 100 });
-  io.stdout.write(`worker ${executorID} serving queue ${queue} (concurrency ${concurrency})\n`);
+  const limits = `concurrency ${concurrency}${globalConcurrency === undefined ? "" : `, global ${globalConcurrency}`}`;
+  io.stdout.write(`worker ${executorID} serving queue ${queue} (${limits})\n`);
   await new Promise<void>((done) => {
     const off = io.onInterrupt(() => {
       off();
       done();
     });
   });
-  await DBOS.shutdown();
+  await worker.shutdown();
   return EXIT_CODES.ok;
 }
 
-type DbosClient = Awaited<ReturnType<DbosSdk["DBOSClient"]["create"]>>;
+/** A connected `DBOSClient`. */
+export type DbosClient = Awaited<ReturnType<DbosSdk["DBOSClient"]["create"]>>;
 
-async function withClient<T>(url: string, body: (client: DbosClient) => Promise<T>): Promise<T> {
+/** Runs `body` with a client on `url`, destroyed afterwards. */
+export async function withClient<T>(url: string, body: (client: DbosClient) => Promise<T>): Promise<T> {
   const { DBOSClient } = await loadSdk();
   const client = await DBOSClient.create({ systemDatabaseUrl: url, applicationName: DBOS_APP_NAME });
   try {
@@ -98,7 +112,8 @@ async function withClient<T>(url: string, body: (client: DbosClient) => Promise<
   }
 }
 
-function parseMeta(values: string[]): Record<string, string> {
+/** `key=value` pairs of `--meta`, as a map. */
+export function parseMeta(values: string[]): Record<string, string> {
   const meta: Record<string, string> = {};
   for (const pair of values) {
     const at = pair.indexOf("=");
@@ -118,7 +133,6 @@ export async function enqueueCommand(args: readonly string[], io: CliIo): Promis
   const url = databaseUrl(values, io, "enqueue");
   if (positionals.length !== 1) throw new UsageError('loopchart enqueue expects one prompt, e.g. loopchart enqueue --database-url … "fix the tests"');
   const queueName = typeof values.queue === "string" ? values.queue : DEFAULT_DBOS_QUEUE;
-  const { DEFAULT_LOOP_WORKFLOW_NAME, EVENTS_STREAM_KEY } = await import("../dbos/index.js");
   const input: DbosRunInput = { prompt: [{ role: "user", content: positionals[0] as string, timestamp: Date.now() }], meta };
   return withClient(url, async (client) => {
     const handle = await client.enqueue<(input: DbosRunInput) => Promise<DbosRunOutput>>(
@@ -127,19 +141,15 @@ export async function enqueueCommand(args: readonly string[], io: CliIo): Promis
     );
     io.stdout.write(`${handle.workflowID}\n`);
     if (values.follow !== true) return EXIT_CODES.ok;
-    const seen = new Set<number>();
-    for await (const item of client.readStream<DbosStreamedEvent>(handle.workflowID, EVENTS_STREAM_KEY)) {
-      if (seen.has(item.seq)) continue;
-      seen.add(item.seq);
-      io.stdout.write(`${JSON.stringify(item.event)}\n`);
-    }
+    for await (const event of followRunEvents(client, handle.workflowID)) io.stdout.write(`${JSON.stringify(event)}\n`);
     const output = await handle.getResult();
     io.stdout.write(`${JSON.stringify({ type: "result", messages: output.messages })}\n`);
     return EXIT_CODES.ok;
   });
 }
 
-function parseOptionsWithMeta(args: readonly string[]): { values: Record<string, string | boolean | undefined>; meta: Record<string, string>; positionals: string[] } {
+/** Splits the repeatable `--meta k=v` out of `args` (parseArgs has no repeated strings here). */
+export function splitMeta(args: readonly string[]): { meta: Record<string, string>; rest: string[] } {
   const metaPairs: string[] = [];
   const rest: string[] = [];
   for (let i = 0; i < args.length; i += 1) {
@@ -150,19 +160,23 @@ function parseOptionsWithMeta(args: readonly string[]): { values: Record<string,
       i += 1;
     } else rest.push(args[i] as string);
   }
+  return { meta: parseMeta(metaPairs), rest };
+}
+
+function parseOptionsWithMeta(args: readonly string[]): { values: Record<string, string | boolean | undefined>; meta: Record<string, string>; positionals: string[] } {
+  const { meta, rest } = splitMeta(args);
   const { values, positionals } = parseOptions(
     rest,
     { "database-url": { type: "string" }, queue: { type: "string" }, id: { type: "string" }, follow: { type: "boolean" } },
     "loopchart --help",
   );
-  return { values, meta: parseMeta(metaPairs), positionals };
+  return { values, meta, positionals };
 }
 
 /** `loopchart sessions --database-url URL [--status S] [--json]`: lists runs (newest first) with state and executor. */
 export async function sessionsCommand(args: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseOptions(args, { "database-url": { type: "string" }, status: { type: "string" }, json: { type: "boolean" } }, "loopchart --help");
   const url = databaseUrl(values, io, "sessions");
-  const { DEFAULT_LOOP_WORKFLOW_NAME } = await import("../dbos/index.js");
   return withClient(url, async (client) => {
     const runs = await client.listWorkflows({
       workflowName: DEFAULT_LOOP_WORKFLOW_NAME,
@@ -187,7 +201,6 @@ export async function recoverCommand(args: readonly string[], io: CliIo): Promis
   const url = databaseUrl(values, io, "recover");
   if (typeof values.executor !== "string") throw new UsageError("loopchart recover needs --executor <id> (the dead worker's id, as loopchart sessions shows it).");
   const queueName = typeof values.queue === "string" ? values.queue : DEFAULT_DBOS_QUEUE;
-  const { DEFAULT_LOOP_WORKFLOW_NAME } = await import("../dbos/index.js");
   return withClient(url, async (client) => {
     const pending = await client.listWorkflows({ workflowName: DEFAULT_LOOP_WORKFLOW_NAME, status: "PENDING", executorId: values.executor as string });
     const ids = pending.map((run) => run.workflowID);

@@ -4,7 +4,7 @@ import { DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, DEFAULT_TOOL_NAMES, TOOL
 export const MAIN_HELP = `loopchart — the agent tool-call loop as an XState statechart
 
 Usage:
-  loopchart run [options] "<prompt>"   run one prompt with tools in a directory
+  loopchart run [options] "<prompt>"   run one prompt with tools in a directory (--remote: on a DBOS worker)
   loopchart demo [options]             offline demo: the scripted model in a fresh temp workspace
   loopchart replay <trace.jsonl>       re-render a recorded trace in the terminal
   loopchart view <trace.jsonl>         serve a recorded trace in the offline viewer (--port N, --host H)
@@ -62,6 +62,12 @@ Options:
       --inspect <ws-url>       Send the run live to a loopchart inspect server, e.g. --inspect ws://127.0.0.1:4242
       --json                   Print every agent event as one JSON line on stdout instead.
                                e.g. --json | jq -c 'select(.type == "tool_execution_end")'
+      --remote                 Queue the run on DBOS (needs --database-url <postgres-url> or
+                               DBOS_SYSTEM_DATABASE_URL) and show it as a worker runs it; the
+                               worker's --setup module picks model, tools and limits. Also takes
+                               --queue <name>, --id <run-id>, --meta key=value, --system, --json.
+                               Ctrl-C stops following, not the run. (docs/DBOS.md)
+                               e.g. --remote --database-url postgres://127.0.0.1:5432/loopchart
   -h, --help                   Show this help.
 
 Environment: OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENAI_BASE_URL (openai, openai-compatible),

@@ -14,6 +14,8 @@ import { UsageError } from "./usage-error.js";
  * {@link UsageError} for a bad command line (exit code 2).
  */
 export async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
+  // A worker runs it; this process follows its events (loaded only then: it needs DBOS).
+  if (args.includes("--remote")) return (await import("./remote-run.js")).remoteRunCommand(args, io);
   const parsed = parseRunArgs(args, io.cwd);
   if (parsed.help) {
     io.stdout.write(RUN_HELP);

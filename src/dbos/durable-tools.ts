@@ -1,12 +1,13 @@
 /**
  * Tools as DBOS steps: each call is one step whose checkpointed result is the tool's result.
- * Steps are issued strictly in the order the chart calls `execute` (source order): a call's
- * steps start only after the previous call's result step has started, so step numbers match on
- * recovery whatever the timing. A `replay: "never"` call first records a start marker
+ * Steps are issued in the order the {@link CallSequencer} grants (source order, approved calls
+ * after their batch): a call's steps start only after the previous call's result step has
+ * started, so step numbers match on recovery whatever the timing. A `replay: "never"` call first records a start marker
  * step; if recovery finds the marker but no result, the call was in flight at the crash and
  * gets {@link INTERRUPTED_BY_RESTART_MESSAGE} instead of running again.
  */
 import type { AgentTool, AgentToolResult } from "../types.js";
+import type { CallSequencer } from "./call-sequencer.js";
 import type { EventChannel } from "./event-channel.js";
 import { INTERRUPTED_BY_RESTART_MESSAGE, replayOf } from "./replay-policy.js";
 
@@ -30,15 +31,11 @@ export class InterruptedByRestartError extends Error {
 
 /** Wraps every tool of one workflow execution; all share one issuing order. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of any schema
-export function durableTools(tools: AgentTool<any, any>[], channel: EventChannel, retry: SafeRetry = {}): AgentTool<any, any>[] {
-  let issued: Promise<void> = Promise.resolve();
+export function durableTools(tools: AgentTool<any, any>[], channel: EventChannel, sequencer: CallSequencer, retry: SafeRetry = {}): AgentTool<any, any>[] {
   return tools.map((tool) => {
     const replay = replayOf(tool);
     const execute: typeof tool.execute = async (toolCallId, params, signal, onUpdate) => {
-      const previous = issued;
-      let markIssued!: () => void;
-      issued = new Promise<void>((resolve) => (markIssued = resolve));
-      await previous;
+      const markIssued = await sequencer.turn(toolCallId);
       let freshStart = true;
       if (replay === "never") {
         try {

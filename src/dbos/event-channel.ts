@@ -5,14 +5,15 @@
  * not deterministic, so events would shift the step numbers recovery relies on. Instead each
  * event gets a sequence number and waits in a buffer; the next step that actually executes
  * writes the buffer (from the step, which takes no step number). A step whose checkpointed
- * result is replayed wrote its buffer the first time, so that part is dropped. Delivery is
- * at least once: readers drop sequence numbers they have seen.
+ * result is replayed wrote at least the events pushed before it was called the first time,
+ * so those are dropped. Delivery is at least once: readers drop sequence numbers they have seen.
  */
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import type { AgentEvent } from "../types.js";
 
-/** The DBOS stream key the events of a run are written under. */
-export const EVENTS_STREAM_KEY = "loopchart.events";
+import { EVENTS_STREAM_KEY } from "./constants.js";
+
+export { EVENTS_STREAM_KEY };
 
 /** One event on the stream, with its position in the run's event order. */
 export interface DbosStreamedEvent {
@@ -25,8 +26,8 @@ export interface EventChannel {
   push(event: AgentEvent): void;
   /** Runs `body` as a DBOS step that first writes the pending events. */
   step<T>(name: string, body: () => Promise<T>, config?: { retriesAllowed?: boolean; maxAttempts?: number; intervalSeconds?: number }): Promise<{ value: T; executed: boolean }>;
-  /** A last step that writes what is left and closes the stream. */
-  close(): Promise<void>;
+  /** A last step that writes what is left, runs `last` (if given) and closes the stream. */
+  close(last?: () => Promise<void>): Promise<void>;
 }
 
 /** Creates the channel; `enabled: false` buffers nothing (no stream is written). */
@@ -54,9 +55,12 @@ export function createEventChannel(enabled: boolean): EventChannel {
       const value = await DBOS.runStep(
         async () => {
           executed = true;
-          if (mark > writtenUpTo) {
-            const events = take(mark);
-            writtenUpTo = mark;
+          // Everything pushed so far, not only up to `mark`: the body runs after DBOS looked
+          // for a checkpoint, so the event that led to this step (a call's start) goes too.
+          const upTo = nextSeq;
+          if (upTo > writtenUpTo) {
+            const events = take(upTo);
+            writtenUpTo = upTo;
             await write(events);
           }
           return body();
@@ -69,10 +73,11 @@ export function createEventChannel(enabled: boolean): EventChannel {
       }
       return { value, executed };
     },
-    async close() {
+    async close(last) {
       await DBOS.runStep(
         async () => {
           if (enabled) await write(take(Number.POSITIVE_INFINITY));
+          await last?.();
           await DBOS.closeStream(EVENTS_STREAM_KEY);
         },
         { name: "loopchart.events.close" },

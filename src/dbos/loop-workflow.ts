@@ -4,8 +4,11 @@
  * workflow and finished steps return their checkpointed results.
  */
 import { DBOS, type WorkflowHandle } from "@dbos-inc/dbos-sdk";
-import { agentLoop } from "../agent-loop.js";
-import type { AgentLoopConfig, AgentMessage, AgentTool, StreamFn } from "../types.js";
+import { createAgentLoopActor } from "../agent-loop.js";
+import type { AgentEvent, AgentLoopConfig, AgentMessage, AgentTool, StreamFn } from "../types.js";
+import { approvalTopic, type DbosApprovalAnswer, type DbosApprovalWake } from "./approval.js";
+import { CallSequencer } from "./call-sequencer.js";
+import { APPROVAL_WAIT_SECONDS, DEFAULT_LOOP_WORKFLOW_NAME } from "./constants.js";
 import { durableStreamFn } from "./durable-stream.js";
 import { durableTools, type SafeRetry } from "./durable-tools.js";
 import { createEventChannel } from "./event-channel.js";
@@ -50,8 +53,6 @@ export interface DbosLoopOptions {
   safeRetry?: SafeRetry;
 }
 
-/** The workflow name used when none is given. */
-export const DEFAULT_LOOP_WORKFLOW_NAME = "loopchart.run";
 
 /** How a run is started: `DBOS.startWorkflow`'s params (workflow id, queue). */
 export type DbosStartParams = NonNullable<Parameters<typeof DBOS.startWorkflow>[1]>;
@@ -64,6 +65,22 @@ export interface DbosLoop {
   /** Starts a run in the background (on a queue when `params.queueName` is set). */
   start(input: DbosRunInput, params?: DbosStartParams): Promise<WorkflowHandle<DbosRunOutput>>;
 }
+
+/** Feeds the sequencer the chart's decisions about each call, in event order. */
+function observe(sequencer: CallSequencer, event: AgentEvent): void {
+  const kind = (event as { type: string }).type;
+  if (event.type === "message_end" && (event.message as { role?: string }).role === "assistant") {
+    const content = (event.message as { content?: Array<{ type: string; id?: string }> }).content ?? [];
+    sequencer.beginBatch(content.filter((block) => block.type === "toolCall").map((block) => block.id as string));
+  } else if (event.type === "tool_execution_start") sequencer.started(event.toolCallId);
+  else if (event.type === "tool_execution_end") sequencer.settled(event.toolCallId);
+  else if (kind === "approval_requested") sequencer.approvalRequested((event as unknown as { toolCallId: string }).toolCallId);
+}
+
+// The loop's approval events (tool.approve / tool.reject), as the approval engine defines them.
+type ApprovalDecision = { type: "tool.approve"; toolCallId: string; always?: boolean } | { type: "tool.reject"; toolCallId: string; reason?: string };
+const approveEvent = (toolCallId: string, always: boolean | undefined): never => ({ type: "tool.approve", toolCallId, ...(always ? { always } : {}) }) satisfies ApprovalDecision as never;
+const rejectEvent = (toolCallId: string, reason: string | undefined): never => ({ type: "tool.reject", toolCallId, ...(reason === undefined ? {} : { reason }) }) satisfies ApprovalDecision as never;
 
 function promptMessages(prompt: DbosRunInput["prompt"]): AgentMessage[] {
   if (typeof prompt !== "string") return prompt;
@@ -79,14 +96,46 @@ export function registerLoopWorkflow(options: DbosLoopOptions): DbosLoop {
   const body = async (input: DbosRunInput): Promise<DbosRunOutput> => {
     const setup = await options.createRun(input);
     const channel = createEventChannel(options.streamEvents ?? true);
-    const tools = durableTools(setup.tools ?? [], channel, options.safeRetry);
+    const waits = new Map<string, Promise<void>>();
+    const answers: Array<{ toolCallId: string; answer: DbosApprovalAnswer }> = [];
+    let deliver: (toolCallId: string, answer: DbosApprovalAnswer) => void = (toolCallId, answer) => answers.push({ toolCallId, answer });
+    const sequencer = new CallSequencer({
+      awaitApproval(toolCallId) {
+        // Both reserve their step numbers now, at the call's slot: the flush writes the
+        // approval request to the event stream while the wait goes on.
+        channel.step("loopchart.approval.requested", async () => toolCallId).catch(() => {});
+        const received = DBOS.recv<DbosApprovalAnswer | DbosApprovalWake>(approvalTopic(toolCallId), { timeoutSeconds: APPROVAL_WAIT_SECONDS });
+        waits.set(
+          toolCallId,
+          received.then((message) => {
+            waits.delete(toolCallId);
+            if (message === null) deliver(toolCallId, { decision: "reject", reason: `No answer within ${APPROVAL_WAIT_SECONDS} seconds.` });
+            else if (message.decision !== "wake") deliver(toolCallId, message);
+          }),
+        );
+      },
+    });
+    const tools = durableTools(setup.tools ?? [], channel, sequencer, options.safeRetry);
     const streamFn = setup.streamFn ? durableStreamFn(setup.streamFn, channel) : undefined;
     const context = { systemPrompt: input.systemPrompt ?? "", messages: input.messages ?? [], tools };
-    const stream = agentLoop(promptMessages(input.prompt), context, setup.config, undefined, streamFn);
-    for await (const event of stream) channel.push(event);
-    const messages = await stream.result();
-    await channel.close();
-    return { messages };
+    const onEvent = (event: AgentEvent): void => {
+      channel.push(event);
+      observe(sequencer, event);
+    };
+    const actor = createAgentLoopActor({ prompts: promptMessages(input.prompt), context, config: setup.config, ...(streamFn ? { streamFn } : {}), onEvent });
+    deliver = (toolCallId, answer) => actor.send(answer.decision === "approve" ? approveEvent(toolCallId, answer.always) : rejectEvent(toolCallId, answer.reason));
+    const output = await new Promise<{ messages: AgentMessage[] }>((resolve, reject) => {
+      actor.subscribe({ complete: () => resolve(actor.getSnapshot().output as { messages: AgentMessage[] }), error: reject });
+      actor.start();
+      for (const { toolCallId, answer } of answers.splice(0)) deliver(toolCallId, answer);
+    });
+    // Waits the run no longer needs (their calls settled another way) are woken by the close step.
+    const unanswered = [...waits.keys()];
+    await channel.close(async () => {
+      for (const toolCallId of unanswered) await DBOS.send<DbosApprovalWake>(DBOS.workflowID as string, { decision: "wake" }, approvalTopic(toolCallId));
+    });
+    await Promise.all(waits.values());
+    return { messages: output.messages };
   };
   const run = DBOS.registerWorkflow(body, { name });
   return {

@@ -4,6 +4,7 @@
  */
 import type { InspectionEvent } from "xstate";
 import { REDACTED, createRedactor } from "../cli/redact.js";
+import { rawInspectionEvent } from "./raw-inspection-event.js";
 
 /** Strings longer than this are cut to this many characters plus a note of how many were left out. */
 export const MAX_INSPECTED_STRING_LENGTH = 2_000;
@@ -92,7 +93,8 @@ interface RefLike {
  * Turns a raw XState inspection event into {@link SanitizedInspectionEvent}, or undefined for
  * kinds loopchart does not record (`@xstate.action`). Never throws.
  */
-export function sanitizeInspectionEvent(event: InspectionEvent): SanitizedInspectionEvent | undefined {
+export function sanitizeInspectionEvent(readable: InspectionEvent): SanitizedInspectionEvent | undefined {
+  const event = rawInspectionEvent(readable);
   const ref = event.actorRef as unknown as RefLike;
   const base = { actorId: ref.id, sessionId: ref.sessionId };
   switch (event.type) {

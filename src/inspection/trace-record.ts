@@ -1,5 +1,6 @@
 /** How an inspection event is written into a trace (docs/TRACE_FORMAT.md, version 2). */
 import type { InspectionEvent } from "xstate";
+import { rawInspectionEvent } from "./raw-inspection-event.js";
 import { sanitizeInspectionEvent, type SanitizedInspectionEvent } from "./sanitize.js";
 
 /** Strings kept in a snapshot's context summary are cut to this many characters. */
@@ -37,7 +38,8 @@ export function capArrays(value: unknown): unknown {
  * (`@xstate.action`, `@xstate.microstep`: the snapshots already show every state reached).
  * Never throws.
  */
-export function toTraceInspection(event: InspectionEvent): SanitizedInspectionEvent | undefined {
+export function toTraceInspection(readable: InspectionEvent): SanitizedInspectionEvent | undefined {
+  const event = rawInspectionEvent(readable);
   if (event.type === "@xstate.microstep") return undefined;
   if (event.type === "@xstate.snapshot") {
     const snapshot = event.snapshot as { status: string; value?: unknown; context?: unknown; error?: unknown };

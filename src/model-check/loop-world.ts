@@ -5,7 +5,17 @@
  * the slices of it a large batch spawns) and of the batch's tool-call actors
  * (the calls' actors — prepareCall, executeTool, afterToolCall — are inert
  * stand-ins and their tools do not run: the answers are world events), whether
- * the model stream has started, and the invariant monitor.
+ * the model stream has started, whether the abort's grace period ran out, and
+ * the invariant monitor.
+ *
+ * Two kinds of hostile input are part of the world. A user function that never
+ * settles: in any state the world may stop answering everything pending (a tool,
+ * a hook, the model stream) for good; the only things that still happen are the
+ * abort and, once, the end of its grace period, after which the run must be done
+ * (else I3). A malformed stream event: the model may end a response with an invalid
+ * `done` or `error` event, or with tool calls whose ids are missing or repeated; the
+ * world turns these into the response the real `requestModel` actor would send, with
+ * the same function (`finalResponse`).
  */
 import { assign, type AnyMachineSnapshot, type AnyStateMachine, type AnyTransitionDefinition, type EventObject } from "xstate";
 import type { ToolCallContext } from "../../machines/tool-call.machine.js";
@@ -20,6 +30,10 @@ import {
   type WorldFact,
 } from "./protocol-monitor.js";
 import { emittedEvent, sentEvent, spawnedChild, stoppedChild, type RecordedAction, type RecordedStep, type StepRecorder } from "./record-step.js";
+import { finalResponse } from "../providers/check-stream-event.js";
+import { REQUEST_ABORTED_MESSAGE } from "../providers/assistant-stream.js";
+import { failedResponse } from "../messages.js";
+import { ABORTED_MESSAGE } from "../../machines/loop-context.js";
 
 /** One tool-call actor of the current batch: the real tool-call machine's snapshot, and the key of the batch that parents it. */
 export interface WorldCall {
@@ -51,6 +65,8 @@ export interface LoopWorldState {
   batches: WorldBatch[];
   calls: WorldCall[];
   modelStarted: boolean;
+  /** The abort's grace period ran out: the loop's delayed `run.abandon` fired (it fires once). */
+  abandoned: boolean;
   monitor: ProtocolMonitor;
   /** Violations found on the step that produced this state. */
   violations: StepViolation[];
@@ -66,6 +82,10 @@ export interface WorldEvent extends EventObject {
   emits?: AgentEvent;
   modelStarted?: boolean;
   fact?: WorldFact;
+  /** The grace period ends: `send` is the loop's delayed `run.abandon`. */
+  abandons?: true;
+  /** Nothing pending ever settles: the world aborts (if it has not), lets the grace period end (if it has not), and the run must then be done. */
+  hangs?: true;
 }
 
 /** An event for the loop, with its payload. */
@@ -219,7 +239,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
 
   /** Where a queued event goes: the loop, a batch (by key), or a call (by id). */
   type Delivery = { to: "loop" | { batch: string } | { call: string }; event: SentEvent };
-  type Previous = Pick<LoopWorldState, "calls" | "batches" | "modelStarted" | "monitor"> & { loop?: AnyMachineSnapshot };
+  type Previous = Pick<LoopWorldState, "calls" | "batches" | "modelStarted" | "abandoned" | "monitor"> & { loop?: AnyMachineSnapshot };
 
   const run = (previous: Previous, first: Delivery | "init" | null, event?: WorldEvent): LoopWorldState => {
     const monitor: ProtocolMonitor = { ...previous.monitor };
@@ -276,8 +296,14 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       if (callInput.proceeds) violations.push(...observeSentToCall(monitor, id, "call.execute"));
       const callStarted = recorders.call.initial(machines.call, callInput);
       onTransitions(callStarted.transitions, "call");
-      calls.push({ id, name: callInput.toolCall.name, index: callInput.index, parent, snapshot: callStarted.snapshot });
+      const started = { id, name: callInput.toolCall.name, index: callInput.index, parent, snapshot: callStarted.snapshot };
+      calls.push(started);
       fromCall({ parent }, callStarted.actions);
+      // Preparation that starts after the abort settles at once as aborted (the real prepareCall checks the signal first).
+      const pending = pendingOf(started);
+      if (monitor.aborted && pending?.src === "prepareCall") {
+        queue.push({ to: { call: id }, event: { type: `xstate.done.actor.${pending.id}`, output: { settled: { result: result(ABORTED_MESSAGE, false), isError: true } } } });
+      }
     };
     /** What a batch's step did beyond its own state; a batch that finished reports done to its parent. */
     const fromBatch = (key: string, step: RecordedStep) => {
@@ -341,6 +367,13 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           continue;
         }
         const sent = sentEvent(action);
+        if (sent && sent.to === "requestModel" && sent.event.type === "run.abandon") {
+          // The model request gives up on its stream at once and answers with an aborted response (as the real actor does).
+          observeWorld(monitor, { response: { stopReason: "aborted", calls: [] } });
+          queue.push({ to: "loop", event: { type: "model.done", message: failedResponse(STUB_MODEL, REQUEST_ABORTED_MESSAGE, "aborted"), started: modelStarted } });
+          modelStarted = false;
+          continue;
+        }
         if (sent && batches.some((batch) => batch.key === sent.to)) {
           queue.push({ to: { batch: sent.to }, event: sent.event as SentEvent });
           continue;
@@ -356,8 +389,14 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       const step = recorders.call.step(machines.call, call.snapshot, sent);
       onTransitions(step.transitions, "call");
       threw("a tool-call actor", step);
-      calls[position] = { ...call, snapshot: step.snapshot };
+      const after = { ...call, snapshot: step.snapshot };
+      calls[position] = after;
       fromCall(call, step.actions);
+      // Preparation that starts after the abort settles at once as aborted (the real prepareCall checks the signal first).
+      const pending = pendingOf(after);
+      if (monitor.aborted && pending?.src === "prepareCall" && !("prepareCall" in (call.snapshot.children as object))) {
+        queue.push({ to: { call: call.id }, event: { type: `xstate.done.actor.${pending.id}`, output: { settled: { result: result(ABORTED_MESSAGE, false), isError: true } } } });
+      }
     };
     const deliverToBatch = (key: string, sent: SentEvent) => {
       const batch = batches.find((candidate) => candidate.key === key);
@@ -392,12 +431,81 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       batches,
       calls,
       modelStarted,
+      abandoned: previous.abandoned || event?.abandons === true,
       monitor,
       violations,
     };
   };
 
-  const initial = run({ calls: [], batches: [], modelStarted: false, monitor: createMonitor(maxTurns) }, "init");
+  const initial = run({ calls: [], batches: [], modelStarted: false, abandoned: false, monitor: createMonitor(maxTurns) }, "init");
+
+  const ABORT: WorldEvent = { type: "run.abort", send: { type: "run.abort" }, fact: { abort: true } };
+  const ABANDON: WorldEvent = { type: "abort grace period ends", send: { type: "run.abandon" }, abandons: true };
+
+  /** What the loop and its calls still wait on, for the message of a run that never ends. */
+  const waitingOn = (state: LoopWorldState): string => {
+    const sources = (children: object) => Object.values(children as Record<string, { src?: unknown }>).flatMap((child) => (typeof child?.src === "string" ? [child.src] : []));
+    const all = [...sources(state.loop.children as object), ...state.batches.flatMap((batch) => sources(batch.snapshot.children as object)), ...state.calls.flatMap((call) => (call.snapshot.status === "active" ? sources(call.snapshot.children as object) : []))];
+    return [...new Set(all.filter((src) => src !== "toolCall" && src !== "toolBatch"))].join(", ") || "nothing the world can answer";
+  };
+
+  /** The actor a call waits on (prepareCall, executeTool, afterToolCall) and its child id, if any. */
+  const pendingOf = (call: WorldCall): { id: string; src: string } | undefined => {
+    if (call.snapshot.status !== "active") return undefined;
+    for (const [id, child] of Object.entries(call.snapshot.children as Record<string, { src?: unknown }>)) {
+      if (typeof child?.src === "string") return { id, src: child.src };
+    }
+    return undefined;
+  };
+
+  /**
+   * Nothing pending ever settles again: the abort comes (if it has not), then its
+   * grace period ends (if it has not), and the run must then be done. Work that
+   * runs no user function still settles as it does at run time: preparation without
+   * `beforeToolCall` (synchronous), preparation or execution that starts after the
+   * abort (it settles at once as aborted), and the model request told to give up.
+   */
+  const hang = (state: LoopWorldState): LoopWorldState => {
+    const hungBefore = new Set(
+      state.calls.flatMap((call) => {
+        const pending = pendingOf(call);
+        const hooked = (call.snapshot.context as ToolCallContext).hooks?.beforeToolCall === true;
+        return pending && (pending.src !== "prepareCall" || hooked) ? [call.id] : [];
+      }),
+    );
+    let at = state;
+    const settleWhatRunsNoUserCode = () => {
+      for (let settled = true; settled && at.status === "active" && at.violations.length === 0; ) {
+        settled = false;
+        for (const call of at.calls) {
+          const pending = pendingOf(call);
+          if (!pending || hungBefore.has(call.id)) continue;
+          const context = call.snapshot.context as ToolCallContext;
+          let output: unknown;
+          if (pending.src === "prepareCall" && !at.monitor.aborted) {
+            output = marksInvalid(context) ? { settled: { result: result(SETTLE_TEXT.invalid, false), isError: true } } : { args: context.toolCall.arguments };
+          } else if (pending.src === "prepareCall") output = { settled: { result: result(ABORTED_MESSAGE, false), isError: true } };
+          else if (pending.src === "executeTool") output = { result: result(ABORTED_MESSAGE, false), isError: true };
+          else continue;
+          at = run(at, { to: { call: call.id }, event: { type: `xstate.done.actor.${pending.id}`, output } });
+          settled = true;
+          break;
+        }
+      }
+    };
+    settleWhatRunsNoUserCode();
+    for (const step of [at.monitor.aborted ? undefined : ABORT, at.abandoned ? undefined : ABANDON]) {
+      if (!step || at.status !== "active" || at.violations.length > 0) continue;
+      at = run(at, { to: "loop", event: step.send as SentEvent }, step);
+      settleWhatRunsNoUserCode();
+    }
+    if (at.status !== "active" || at.violations.length > 0) return at;
+    const stuck: StepViolation = {
+      invariant: "I3",
+      message: `the run never ends when what it awaits never settles: after the abort and its grace period it still waits on ${waitingOn(at)} (in ${JSON.stringify(at.loop.value)})`,
+    };
+    return { ...at, violations: [stuck] };
+  };
 
   const modelEvents = (state: LoopWorldState): WorldEvent[] => {
     const events: WorldEvent[] = [];
@@ -443,6 +551,20 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
     events.push(done("length, text only", response("length", [], true)));
     events.push(done("error", response("error", [], false)));
     events.push(done("aborted", response("aborted", [], false)));
+    // Malformed final events, turned into the response the requestModel actor sends (finalResponse):
+    // an invalid done event after a streamed call (the turn fails, keeping what streamed; the call gets no result),
+    // an error event carrying an Error instance, and calls whose ids are missing or repeated (repaired, one result each).
+    const end = (value: unknown, eventType: "done" | "error", partial?: AssistantMessage) =>
+      finalResponse({ value, eventType, partial, model: STUB_MODEL, assignToolCallId: (index) => `call-${turn}.${index + 1}` });
+    const streamedCall = state.modelStarted ? response("toolUse", callsOf(1), true) : undefined;
+    events.push(done("invalid done event", end(undefined, "done", streamedCall)));
+    events.push(done("invalid error event", end(new Error("socket hang up"), "error")));
+    if (options.maxCalls >= 2) {
+      const [first, second] = callsOf(2);
+      const { id: _missing, ...withoutId } = first as ToolCall;
+      const raw = { ...response("toolUse", [], false), content: [withoutId, { ...second, id: (first as ToolCall).id }] };
+      events.push(done("2 calls, ids missing and repeated", end(raw, "done")));
+    }
     return events;
   };
 
@@ -527,16 +649,21 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       }
       for (const call of state.calls) events.push(...callEvents(call));
       // Last, so that of two equally short counterexamples the one without an abort is reported.
-      if (!state.monitor.aborted) events.push({ type: "run.abort", send: { type: "run.abort" }, fact: { abort: true } });
-      // After an abort, the grace period may run out while the loop still waits on work that ignored it.
-      else events.push({ type: "abort grace period ends", send: { type: "run.abandon" } });
+      if (!state.monitor.aborted) events.push(ABORT);
+      // After an abort, the grace period may run out (once) while the loop still waits on work that ignored it.
+      else if (!state.abandoned) events.push(ABANDON);
+      // Whatever is pending may never settle: then the abort and its grace period must end the run.
+      events.push({ type: "what is pending never settles (abort, grace period ends)", hangs: true });
       return events;
     },
     next(state, event) {
+      if (event.hangs) return hang(state);
       const first: Delivery | null = !event.send ? null : event.call === undefined ? { to: "loop", event: event.send } : { to: { call: event.call }, event: event.send };
       return run(state, first, event);
     },
     serialize(state) {
+      // A finished run has no future: finished states differ only in what was found on the way in.
+      if (state.status !== "active") return JSON.stringify([state.status, state.violations.map((violation) => `${violation.invariant} ${violation.message}`)]);
       return JSON.stringify([
         state.loop.value,
         state.status,
@@ -545,6 +672,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         state.batches.map((batch) => [batch.key, batch.snapshot.status, batch.snapshot.value, abstractBatch(batch.snapshot.context)]),
         state.calls.map((call) => [call.parent, call.snapshot.value, abstractCall(call.snapshot.context)]),
         state.modelStarted,
+        state.abandoned,
         state.monitor,
         state.violations.length,
       ]);

@@ -117,6 +117,30 @@ export function invalidEndResponse(options: {
   return { ...base, stopReason: "error", errorMessage: options.errorMessage };
 }
 
+/**
+ * The response a turn ends with, given the value a stream's final event carried
+ * (`message` of `done`, `error` of `error`, or what `result()` resolved to): the
+ * checked message (tool-call ids repaired through `assignToolCallId`), with a stated
+ * `errorMessage` when a failed response gave none ({@link errorMessageOf}); or, for a
+ * value that is not a usable assistant message, {@link invalidEndResponse} keeping
+ * `partial`. Pure; never throws. The `requestModel` actor and the model checker's
+ * world both end a response through it.
+ */
+export function finalResponse(options: {
+  value: unknown;
+  eventType: "done" | "error";
+  partial: AssistantMessage | undefined;
+  model: Pick<Model, "api" | "provider" | "id">;
+  assignToolCallId?: (contentIndex: number) => string;
+}): AssistantMessage {
+  const { value, eventType, partial, model, assignToolCallId } = options;
+  const checked = checkAssistantMessage(value, eventType, assignToolCallId ? { assignToolCallId } : {});
+  if (!checked.ok) return invalidEndResponse({ partial, errorMessage: checked.error, model });
+  // A failed response always says why (agent_end.errorMessage is never undefined for a failed run).
+  const errorMessage = errorMessageOf(checked.value);
+  return errorMessage === undefined || errorMessage === checked.value.errorMessage ? checked.value : { ...checked.value, errorMessage };
+}
+
 /** The content with tool-call ids repaired, the same array when none needed it, or the problem text. */
 function checkContent(content: readonly unknown[], options: CheckAssistantMessageOptions): unknown[] | string {
   let result: unknown[] | undefined;

@@ -35,6 +35,7 @@ const tool = (name: string, execute: AgentTool<typeof parameters>["execute"]): A
   execute,
 });
 const never = () => new Promise<never>(() => undefined);
+let polls = 0;
 const results = (messages: AgentMessage[]) => messages.filter((m): m is ToolResultMessage => m.role === "toolResult");
 
 async function runAborting(options: { responses: MockResponse[]; tools?: AgentTool<typeof parameters>[]; config?: Partial<AgentLoopConfig>; streamFn?: StreamFn; abortAfterMs?: number }) {
@@ -128,6 +129,30 @@ describe("a run always ends", () => {
       // Every call that was made got exactly one result.
       const callIds = result.flatMap((m) => (m.role === "assistant" ? m.content.filter((b) => b.type === "toolCall").map((b) => (b as { id: string }).id) : []));
       expect(results(result).map((r) => r.toolCallId)).toEqual(callIds);
+    });
+  }
+
+  // The abandon fires once, a grace period after the abort: a hook the run reached after it would hang it for good.
+  for (const [hook, config] of [
+    ["shouldStopAfterTurn", { shouldStopAfterTurn: never }],
+    ["getSteeringMessages", { getSteeringMessages: async (): Promise<never[]> => (polls++ === 0 ? [] : never()) }],
+    ["getFollowUpMessages", { getFollowUpMessages: never }],
+  ] as [string, Partial<AgentLoopConfig>][]) {
+    it(`ends aborted when a tool ignores the abort and ${hook} would then never resolve`, async () => {
+      polls = 0;
+      let asked = 0;
+      const counted = Object.fromEntries(
+        Object.entries(config).map(([name, hookFn]) => [name, (...args: unknown[]) => (asked++, (hookFn as (...a: unknown[]) => unknown)(...args))]),
+      );
+      const { events, result } = await runAborting({
+        responses: [{ calls: [{ id: "n", name: "stuck", arguments: {} }] }, { text: "never" }],
+        tools: [tool("stuck", never)],
+        config: { ...counted, abortGraceMs: 0 },
+      });
+      expect(results(result).map((r) => [r.toolCallId, r.isError])).toEqual([["n", true]]);
+      expect(events.filter((event) => event.type === "warning")).toHaveLength(1);
+      // After the abandon the run asks no hook at all (the initial steering poll came before the abort).
+      expect(asked).toBe(hook === "getSteeringMessages" ? 1 : 0);
     });
   }
 

@@ -86,9 +86,9 @@ const SCENARIOS: Scenario[] = [
   },
 ];
 
-/** The messages without their timestamps (the only field a re-run changes). */
+/** The messages without their timestamps and tool durations (the fields a re-run changes). */
 function comparable(messages: AgentMessage[]): unknown {
-  return JSON.parse(JSON.stringify(messages, (key, value: unknown) => (key === "timestamp" ? undefined : value)));
+  return JSON.parse(JSON.stringify(messages, (key, value: unknown) => (key === "timestamp" || key === "durationMs" ? undefined : value)));
 }
 
 interface Finished {

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { agentLoopMachine } from "../../machines/agent-loop.machine.js";
 import { checkAgentLoop, formatViolation, type InvariantId, type ModelCheckReport } from "../../src/model-check/index.js";
-import { appendsInCompletionOrder, dropsBlockedResult, executesLengthTruncatedCalls, ignoresAbortWhileExecuting } from "./seeded-faults.js";
+import {
+  appendsInCompletionOrder,
+  asksHooksAfterTheAbandon,
+  dropsBlockedResult,
+  executesLengthTruncatedCalls,
+  ignoresAbortWhileExecuting,
+  runsCallsOfAFailedResponse,
+} from "./seeded-faults.js";
 
 const small = {
   turns: 1,
@@ -38,5 +46,23 @@ describe("the model checker catches seeded faults", () => {
     const violation = found(report, "I2", /after run\.abort/);
     expect(violation.path).toContain("run.abort");
     found(report, "I6", /exit reason/);
+  });
+
+  it("reports I3 when a hook is asked after the abort's grace period ran out and never answers", () => {
+    const report = checkAgentLoop(asksHooksAfterTheAbandon, {
+      turns: 1,
+      maxCalls: 1,
+      configurations: [{ name: "shouldStopAfterTurn", input: { hooks: { shouldStopAfterTurn: true } as never } }],
+    });
+    const violation = found(report, "I3", /never ends when what it awaits never settles: .* waits on checkStopAfterTurn/);
+    expect(violation.path.at(-1)).toBe("what is pending never settles (abort, grace period ends)");
+    // The shipped machine ends that run aborted after turn_end.
+    const shipped = checkAgentLoop(agentLoopMachine, { turns: 1, maxCalls: 1, configurations: [{ name: "shouldStopAfterTurn", input: { hooks: { shouldStopAfterTurn: true } as never } }] });
+    expect(shipped.violations).toEqual([]);
+  });
+
+  it("reports I1 when the tool call kept from an invalid done event is run", () => {
+    const violation = found(checkAgentLoop(runsCallsOfAFailedResponse, small), "I1", /turn ends with results \[call-1\.1\] for calls \[\]/);
+    expect(violation.path).toContain("model.done(invalid done event)");
   });
 });

@@ -96,3 +96,16 @@ export const ignoresAbortWhileExecuting: FaultyMachine = agentLoopMachine.provid
     forwardToBatch: () => undefined,
   },
 });
+
+/** Forgets that the grace period ran out: after abandoning a batch it asks the next hook, which may never answer. */
+export const asksHooksAfterTheAbandon: FaultyMachine = agentLoopMachine.provide({
+  guards: { wasAbandoned: () => false },
+});
+
+/** Fails only responses without tool calls: a failed response that kept a streamed call (an invalid `done` event) runs it. */
+export const runsCallsOfAFailedResponse: FaultyMachine = agentLoopMachine.provide({
+  guards: {
+    responseFailed: (_: unknown, response: { stopReason: string; content: { type: string }[] }) =>
+      response.stopReason === "aborted" || (response.stopReason === "error" && !response.content.some((block) => block.type === "toolCall")),
+  } as never,
+});

@@ -151,7 +151,7 @@ describe("checkBeforeToolCallResult", () => {
     for (const value of [true, "block", 5, [true]]) {
       const checked = checkBeforeToolCallResult(value);
       expect(checked.ok).toBe(false);
-      expect(!checked.ok && checked.error).toMatch(/^beforeToolCall returned .*; expected undefined or \{ block\?: boolean, reason\?: string, terminate\?: boolean \}\. The call was not executed$/);
+      expect(!checked.ok && checked.error).toMatch(/^beforeToolCall returned .*; expected undefined or \{ block\?: boolean, reason\?: string, terminate\?: boolean, approval\?: "ask" \}\. The call was not executed$/);
     }
   });
 

@@ -4,7 +4,7 @@
  * batch of a slow `replay: "never"` tool and a fast `"safe"` tool, then a final text. The
  * tools append one line per execution to a counter file, so tests can count real runs.
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { Type } from "typebox";
 import type { DbosRunInput, DbosRunSetup } from "../../src/dbos/index.js";
@@ -15,7 +15,15 @@ import { defaultConvertToLlm } from "../../src/agent/agent-input.js";
 
 const parameters = Type.Object({ label: Type.String(), delayMs: Type.Number() });
 
-function countingTool(name: string, replay: "never" | "safe", counterDir: string): AgentTool<typeof parameters> {
+/** How often a gated tool looks for its gate file. */
+const GATE_POLL_MS = 20;
+
+/** Resolves once `path` exists. */
+async function gate(path: string): Promise<void> {
+  while (!existsSync(path)) await new Promise((resolve) => setTimeout(resolve, GATE_POLL_MS));
+}
+
+function countingTool(name: string, replay: "never" | "safe", counterDir: string, gateFile?: string): AgentTool<typeof parameters> {
   return Object.assign(
     {
       name,
@@ -25,6 +33,7 @@ function countingTool(name: string, replay: "never" | "safe", counterDir: string
       async execute(toolCallId: string, args: { label: string; delayMs: number }) {
         appendFileSync(join(counterDir, `${name}.count`), `${toolCallId}\n`);
         await new Promise((resolve) => setTimeout(resolve, args.delayMs));
+        if (gateFile !== undefined) await gate(gateFile);
         return { content: [{ type: "text" as const, text: `${name} did ${args.label}` }], details: {} };
       },
     },
@@ -55,13 +64,19 @@ function turnStream(slowMs: number): StreamFn {
   };
 }
 
-/** The setup `createRun` returns: counters under `input.meta.counterDir`. */
+/**
+ * The setup `createRun` returns: counters under `input.meta.counterDir`; `slowMs` how long
+ * slow_write sleeps; `gateFile`: slow_write then also waits until that file exists;
+ * `maxTurns`: the loop's limit.
+ */
 export function fixtureRun(input: DbosRunInput): DbosRunSetup {
   const counterDir = input.meta?.["counterDir"] ?? ".";
   const slowMs = Number(input.meta?.["slowMs"] ?? "50");
+  const gateFile = input.meta?.["gateFile"];
+  const maxTurns = input.meta?.["maxTurns"];
   return {
-    config: { model: testModel, convertToLlm: defaultConvertToLlm },
-    tools: [countingTool("slow_write", "never", counterDir), countingTool("quick_read", "safe", counterDir)],
+    config: { model: testModel, convertToLlm: defaultConvertToLlm, ...(maxTurns === undefined ? {} : { maxTurns: Number(maxTurns) }) },
+    tools: [countingTool("slow_write", "never", counterDir, gateFile), countingTool("quick_read", "safe", counterDir)],
     streamFn: turnStream(slowMs),
   };
 }

@@ -48,22 +48,88 @@ function activePaths(value: unknown, prefix = ""): string[] {
 }
 const topState = (value: unknown): string => (typeof value === "string" ? value : typeof value === "object" && value !== null ? Object.keys(value)[0] ?? "?" : "?");
 
-/** Actors and their latest snapshot value at record index `upTo` (inclusive). */
-function stateAt(upTo: number) {
-  const actors = new Map<string, Actor>();
+/**
+ * What the page derives from the records, built once and extended as records arrive (never
+ * recomputed per step): the actors in order of appearance, each actor's state spans, the error
+ * results, and where the transcript's messages are. Stepping then only moves the cursor.
+ */
+interface RunIndex {
+  count: number;
+  actors: Map<string, Actor>;
+  order: string[];
+  spans: Map<string, Span[]>;
+  /** Tool call id → when its error result settled. */
+  errors: Map<string, number>;
+  /** Record indexes of `message_end` events. */
+  messages: number[];
+}
+const emptyIndex = (): RunIndex => ({ count: 0, actors: new Map(), order: [], spans: new Map(), errors: new Map(), messages: [] });
+let index = emptyIndex();
+
+/** The machine whose actors get a lane each, and the run's own machine (its lane shows the model requests). */
+const CALL_MACHINE = "toolCall";
+const LOOP_MACHINE = "agentLoop";
+
+/** Keys of states a tool call waits for a person in (`awaitingApproval`, or however the call machine names it). */
+const AWAITING = /await|approv/i;
+
+/**
+ * The state a lane shows for a snapshot value: the top-level state, or for a tool call the
+ * deepest active state that is one of its phases (so `preparing.awaitingApproval` shows as
+ * awaiting approval, wherever the call machine nests it).
+ */
+function laneState(value: unknown, status: string | undefined, machineId: string | undefined): string {
+  if (status === "done") return "done";
+  if (machineId !== CALL_MACHINE) return topState(value);
+  const keys = activePaths(value).map((path) => path.slice(path.lastIndexOf(".") + 1));
+  const phase = [...keys].reverse().find((key) => AWAITING.test(key) || key in STATE_COLORS);
+  return phase ?? topState(value);
+}
+
+function indexRecords() {
+  for (let i = index.count; i < records.length; i += 1) {
+    const r = records[i];
+    if ("event" in r) {
+      if (r.event.type === "message_end") index.messages.push(i);
+      if (r.event.type === "tool_execution_end" && r.event.isError === true) index.errors.set(String(r.event.toolCallId), r.t);
+      continue;
+    }
+    const ins = r.inspect;
+    if (ins.type === "@xstate.actor" && !index.actors.has(ins.sessionId)) {
+      index.actors.set(ins.sessionId, { actorId: ins.actorId, sessionId: ins.sessionId, ...(ins.machineId ? { machineId: ins.machineId } : {}) });
+      index.order.push(ins.sessionId);
+    }
+    if (ins.type === "@xstate.snapshot") {
+      const state = laneState(ins.snapshot?.value, ins.snapshot?.status, index.actors.get(ins.sessionId)?.machineId);
+      let spans = index.spans.get(ins.sessionId);
+      if (!spans) index.spans.set(ins.sessionId, (spans = []));
+      const last = spans.at(-1);
+      if (last && last.state === state) continue;
+      if (last) last.to = r.t;
+      spans.push({ state, from: r.t, to: Number.POSITIVE_INFINITY });
+    }
+  }
+  index.count = records.length;
+}
+
+/** Each actor's latest snapshot value at record index `upTo` (inclusive). */
+function valuesAt(upTo: number): Map<string, unknown> {
   const values = new Map<string, unknown>();
-  const order: string[] = [];
   for (let i = 0; i <= upTo && i < records.length; i += 1) {
     const r = records[i];
-    if (!("inspect" in r)) continue;
-    const ins = r.inspect;
-    if (ins.type === "@xstate.actor" && !actors.has(ins.sessionId)) {
-      actors.set(ins.sessionId, { actorId: ins.actorId, sessionId: ins.sessionId, ...(ins.machineId ? { machineId: ins.machineId } : {}) });
-      order.push(ins.sessionId);
-    }
-    if (ins.type === "@xstate.snapshot" && ins.snapshot?.value !== undefined) values.set(ins.sessionId, ins.snapshot.value);
+    if ("inspect" in r && r.inspect.type === "@xstate.snapshot" && r.inspect.snapshot?.value !== undefined) values.set(r.inspect.sessionId, r.inspect.snapshot.value);
   }
-  return { actors, values, order };
+  return values;
+}
+
+/** The actors that exist at record index `upTo`: those announced by then. */
+function actorsAt(upTo: number): Set<string> {
+  const seen = new Set<string>();
+  for (let i = 0; i <= upTo && i < records.length; i += 1) {
+    const r = records[i];
+    if ("inspect" in r && r.inspect.type === "@xstate.actor") seen.add(r.inspect.sessionId);
+  }
+  return seen;
 }
 
 /** One chart per machine, drawn once: the inlined SVG (states as boxes, transitions as arrows). */
@@ -82,33 +148,19 @@ function chartFor(machine: MachineDescription & { svg: string }) {
   return chart;
 }
 
-function renderCharts(state: ReturnType<typeof stateAt>) {
+function renderCharts(values: Map<string, unknown>, existing: Set<string>) {
   const root = $("charts");
   for (const machine of machines) {
     const chart = chartFor(machine);
     // The actor shown: the chosen tool call, else the most recent actor running this machine.
-    const chosen = machine.id === "toolCall" && state.actors.has(chosenCall) ? chosenCall : undefined;
-    const session = chosen ?? [...state.order].reverse().find((s) => state.actors.get(s)?.machineId === machine.id);
-    const active = new Set(session ? activePaths(state.values.get(session)) : []);
+    const chosen = machine.id === CALL_MACHINE && existing.has(chosenCall) ? chosenCall : undefined;
+    const session = chosen ?? [...index.order].reverse().find((s) => existing.has(s) && index.actors.get(s)?.machineId === machine.id);
+    const active = new Set(session ? activePaths(values.get(session)) : []);
     for (const group of chart.states) group.classList.toggle("active", active.has(group.getAttribute("data-path") ?? "\u0000"));
-    chart.title.textContent = `${machine.id}${session ? ` (${state.actors.get(session)?.actorId})` : ""}`;
-    chart.box.dataset.actor = session ? state.actors.get(session)?.actorId ?? "" : "";
+    chart.title.textContent = `${machine.id}${session ? ` (${index.actors.get(session)?.actorId})` : ""}`;
+    chart.box.dataset.actor = session ? index.actors.get(session)?.actorId ?? "" : "";
     if (chart.box.parentElement !== root) root.append(chart.box);
   }
-}
-
-/** Spans of top-level states of one actor over the whole run. */
-function spansOf(sessionId: string, end: number): Span[] {
-  const spans: Span[] = [];
-  for (const r of records) {
-    if (!("inspect" in r) || r.inspect.sessionId !== sessionId || r.inspect.type !== "@xstate.snapshot") continue;
-    const state = r.inspect.snapshot?.status === "done" ? "done" : topState(r.inspect.snapshot?.value);
-    const last = spans.at(-1);
-    if (last && last.state === state) continue;
-    if (last) last.to = r.t;
-    spans.push({ state, from: r.t, to: end });
-  }
-  return spans;
 }
 
 /**
@@ -126,27 +178,31 @@ const STATE_COLORS: Record<string, string> = {
   requesting: "#ef6c00",
 };
 const COLORS = ["#8d6e63", "#00897b", "#c0ca33", "#6d4c41", "#0277bd", "#ad1457"];
-const colorOf = (state: string) => STATE_COLORS[state] ?? COLORS[[...state].reduce((a, c) => a + c.charCodeAt(0), 0) % COLORS.length];
+const colorOf = (state: string) =>
+  STATE_COLORS[state] ?? (AWAITING.test(state) ? (STATE_COLORS.awaitingApproval as string) : COLORS[[...state].reduce((a, c) => a + c.charCodeAt(0), 0) % COLORS.length]);
 
-function renderTimeline(state: ReturnType<typeof stateAt>) {
+/** The lanes as last drawn: rebuilt when records arrived, otherwise only their cursor and current state move. */
+let drawn: { count: number; start: number; end: number; lanes: { session: string; lane: HTMLElement; cursor: SVGElement }[] } = { count: -1, start: 0, end: 1, lanes: [] };
+
+function drawLanes() {
   const root = $("timeline");
   root.replaceChildren(el("h2", {}, "Timeline"));
+  drawn = { count: records.length, start: 0, end: 1, lanes: [] };
   if (records.length === 0) return;
   const start = records[0].t;
   const end = Math.max(records.at(-1)?.t ?? start, start + 1);
-  const now = records[Math.min(cursor, records.length - 1)].t;
-  const x = (t: number) => ((t - start) / (end - start)) * 1000;
-  const errors = new Set<string>();
-  for (const r of records) if ("event" in r && r.event.type === "tool_execution_end" && r.event.isError === true) errors.add(String(r.event.toolCallId));
-  const all = stateAt(records.length - 1);
+  drawn.start = start;
+  drawn.end = end;
+  const x = (t: number) => ((Math.min(t, end) - start) / (end - start)) * 1000;
   const seen = new Set<string>();
-  const lanes = all.order.filter((s) => all.actors.get(s)?.machineId === "agentLoop" || all.actors.get(s)?.machineId === "toolCall");
-  for (const session of lanes) {
-    const actor = all.actors.get(session) as Actor;
+  const rows = document.createDocumentFragment();
+  for (const session of index.order) {
+    const actor = index.actors.get(session) as Actor;
+    if (actor.machineId !== LOOP_MACHINE && actor.machineId !== CALL_MACHINE) continue;
     const lane = el("div", { class: "lane", "data-actor": actor.actorId, "data-machine": actor.machineId ?? "" });
-    lane.append(el("span", { class: "label", title: actor.actorId }, actor.machineId === "agentLoop" ? "loop" : actor.actorId));
+    lane.append(el("span", { class: "label", title: actor.actorId }, actor.machineId === LOOP_MACHINE ? "loop" : actor.actorId));
     const box = svg("svg", { viewBox: "0 0 1000 20", preserveAspectRatio: "none" });
-    for (const span of spansOf(session, end)) {
+    for (const span of index.spans.get(session) ?? []) {
       seen.add(span.state);
       const rect = svg("rect", { x: x(span.from), y: 2, width: Math.max(x(span.to) - x(span.from), 1.5), height: 16, fill: colorOf(span.state), "data-state": span.state });
       const title = svg("title", {});
@@ -154,26 +210,25 @@ function renderTimeline(state: ReturnType<typeof stateAt>) {
       rect.append(title);
       box.append(rect);
     }
-    if (errors.has(actor.actorId)) {
-      const endLine = records.find((r) => "event" in r && r.event.type === "tool_execution_end" && r.event.toolCallId === actor.actorId);
-      const mark = svg("circle", { class: "error-mark", cx: x(endLine?.t ?? end), cy: 10, r: 6, "data-error": actor.actorId });
-      box.append(mark);
+    const failedAt = index.errors.get(actor.actorId);
+    if (actor.machineId === CALL_MACHINE && failedAt !== undefined) {
+      box.append(svg("circle", { class: "error-mark", cx: x(failedAt), cy: 10, r: 6, "data-error": actor.actorId }));
       lane.classList.add("has-error");
     }
-    box.append(svg("line", { class: "cursor", x1: x(now), x2: x(now), y1: 0, y2: 20 }));
+    const cursorLine = svg("line", { class: "cursor", x1: 0, x2: 0, y1: 0, y2: 20 });
+    box.append(cursorLine);
     lane.append(box);
-    if (actor.machineId === "toolCall") {
+    if (actor.machineId === CALL_MACHINE) {
       lane.title = "show this call on the toolCall chart";
       lane.onclick = () => {
         chosenCall = session;
         render();
       };
-      if (session === chosenCall) lane.classList.add("chosen");
     }
-    const current = state.values.get(session);
-    lane.setAttribute("data-current", current === undefined ? "" : topState(current));
-    root.append(lane);
+    rows.append(lane);
+    drawn.lanes.push({ session, lane, cursor: cursorLine });
   }
+  root.append(rows);
   const legend = el("div", { class: "legend" });
   for (const state of seen) {
     const item = el("span", { class: "key" }, state);
@@ -184,6 +239,20 @@ function renderTimeline(state: ReturnType<typeof stateAt>) {
   mark.style.color = "#d32f2f";
   legend.append(mark);
   root.append(legend);
+}
+
+function renderTimeline(values: Map<string, unknown>) {
+  if (drawn.count !== records.length) drawLanes();
+  if (records.length === 0) return;
+  const now = records[Math.min(cursor, records.length - 1)].t;
+  const at = String(((now - drawn.start) / (drawn.end - drawn.start)) * 1000);
+  for (const { session, lane, cursor: line } of drawn.lanes) {
+    line.setAttribute("x1", at);
+    line.setAttribute("x2", at);
+    const current = values.get(session);
+    lane.setAttribute("data-current", current === undefined ? "" : laneState(current, undefined, index.actors.get(session)?.machineId));
+    lane.classList.toggle("chosen", session === chosenCall);
+  }
 }
 
 function text(content: unknown): string {
@@ -197,39 +266,61 @@ function text(content: unknown): string {
 }
 const FOLD_CHARS = 400;
 
+/** The transcript's message boxes, made once each; those after the cursor are hidden. */
+let messageBoxes: { at: number; box: HTMLElement }[] = [];
+
+function messageBox(r: ViewRecord): HTMLElement {
+  const message = (r as unknown as { event: { message: { role: string; content: unknown; isError?: boolean; toolName?: string; stopReason?: string } } }).event.message;
+  const box = el("div", { class: `msg ${message.isError ? "error" : ""}`, "data-role": message.role });
+  box.append(el("div", { class: "role" }, `${message.role}${message.toolName ? ` · ${message.toolName}` : ""}${message.stopReason ? ` · ${message.stopReason}` : ""}`));
+  const body = text(message.content);
+  if (body.length > FOLD_CHARS) {
+    const fold = el("details");
+    fold.append(el("summary", {}, `${body.slice(0, 120)}… (${body.length} characters)`), el("pre", {}, body));
+    box.append(fold);
+  } else box.append(el("pre", {}, body));
+  return box;
+}
+
 function renderTranscript() {
   const root = $("transcript");
-  root.replaceChildren(el("h2", {}, "Transcript"));
-  for (let i = 0; i <= cursor && i < records.length; i += 1) {
-    const r = records[i];
-    if (!("event" in r) || r.event.type !== "message_end") continue;
-    const message = r.event.message as { role: string; content: unknown; isError?: boolean; toolName?: string; stopReason?: string };
-    const box = el("div", { class: `msg ${message.isError ? "error" : ""}`, "data-role": message.role });
-    box.append(el("div", { class: "role" }, `${message.role}${message.toolName ? ` · ${message.toolName}` : ""}${message.stopReason ? ` · ${message.stopReason}` : ""}`));
-    const body = text(message.content);
-    if (body.length > FOLD_CHARS) {
-      const fold = el("details");
-      fold.append(el("summary", {}, `${body.slice(0, 120)}… (${body.length} characters)`), el("pre", {}, body));
-      box.append(fold);
-    } else box.append(el("pre", {}, body));
-    root.append(box);
+  if (messageBoxes.length === 0 || root.childElementCount === 0) root.replaceChildren(el("h2", {}, "Transcript"));
+  const fresh = document.createDocumentFragment();
+  for (const at of index.messages.slice(messageBoxes.length)) {
+    const box = messageBox(records[at] as ViewRecord);
+    messageBoxes.push({ at, box });
+    fresh.append(box);
   }
+  root.append(fresh);
+  for (const { at, box } of messageBoxes) box.hidden = at > cursor;
 }
 
 function render() {
+  indexRecords();
   scrubber.max = String(Math.max(records.length - 1, 0));
   scrubber.value = String(cursor);
   $("position").textContent = `${records.length === 0 ? 0 : cursor + 1} / ${records.length}`;
-  const state = stateAt(cursor);
-  renderCharts(state);
-  renderTimeline(state);
+  const values = valuesAt(cursor);
+  renderCharts(values, actorsAt(cursor));
+  renderTimeline(values);
   renderTranscript();
   document.body.dataset.cursor = String(cursor);
   document.body.dataset.records = String(records.length);
 }
 
-function go(index: number) {
-  cursor = Math.max(0, Math.min(index, records.length - 1));
+/** Records arriving live are drawn once per frame, however many came. */
+let scheduled = false;
+function scheduleRender() {
+  if (scheduled) return;
+  scheduled = true;
+  requestAnimationFrame(() => {
+    scheduled = false;
+    render();
+  });
+}
+
+function go(to: number) {
+  cursor = Math.max(0, Math.min(to, records.length - 1));
   follow = cursor === records.length - 1;
   render();
 }
@@ -260,6 +351,9 @@ function start() {
     runId = id;
     select.value = id;
     records = [];
+    index = emptyIndex();
+    messageBoxes = [];
+    drawn.count = -1;
     cursor = 0;
     follow = true;
     render();
@@ -283,9 +377,9 @@ function start() {
       }
       const fresh = data.records.slice(records.length - data.from);
       if (fresh.length === 0) return;
-      records.push(...fresh);
+      for (const record of fresh) records.push(record);
       if (follow) cursor = records.length - 1;
-      render();
+      scheduleRender();
     }
   };
 }

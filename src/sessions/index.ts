@@ -1,0 +1,18 @@
+export {
+  assertSessionId,
+  callKey,
+  SESSION_FORMAT,
+  SESSION_FORMAT_VERSION,
+  SESSION_ID_PATTERN,
+  SUPPORTED_SESSION_VERSIONS,
+  type SessionAgentSettings,
+  type SessionRecord,
+  type SessionSave,
+  type SessionState,
+  type SessionStore,
+  type SessionSummary,
+  type StoredSession,
+} from "./session-store.js";
+export { JsonlSessionStore } from "./jsonl-session-store.js";
+export { openSqliteSessionStore, SqliteSessionStore } from "./sqlite-session-store.js";
+export { DEFAULT_SESSION_DIRECTORY, openSessionStore, SQLITE_STORE_PREFIX } from "./open-session-store.js";

@@ -1,0 +1,155 @@
+/**
+ * Writes one run of a durable session to its store as the run goes: the loop's
+ * persisted snapshot after every step that changed an actor's state, the
+ * transcript's new messages appended to the log, and each call's start before its
+ * tool runs. Writes are serialised; snapshots taken while a write is under way are
+ * coalesced (the newest wins), so the store never slows a turn down by more than
+ * one write per step and a started call waits only for its own record.
+ */
+import type { AnyActorRef, InspectionEvent } from "xstate";
+import { transcriptMessages, type Transcript } from "../../machines/transcript.js";
+import type { AgentLoopOutput } from "../../machines/agent-loop.machine.js";
+import type { ExitReason } from "../types.js";
+import { callKey, type SessionRecord, type SessionState, type SessionStore } from "./session-store.js";
+
+/** The parts of a persisted loop snapshot the recorder reads. */
+interface PersistedLoop {
+  status?: string;
+  output?: AgentLoopOutput;
+  context?: { messages?: Transcript; turn?: number; exitReason?: ExitReason; errorMessage?: string };
+  children?: Record<string, { snapshot?: { value?: unknown } }>;
+}
+
+/** Where a run starts from in its session. */
+export interface RecorderOptions {
+  store: SessionStore;
+  sessionId: string;
+  /** The record as it was before this run (or a new one); the recorder keeps its fields and updates the rest. */
+  base: SessionRecord;
+  /** Messages the log holds now. */
+  logged: number;
+  /** This run's number (the record's `runs`). */
+  run: number;
+  /** Turns of earlier runs of the session. */
+  turnsBefore: number;
+  /** Keys of this run's calls that an earlier process started. */
+  startedBefore: ReadonlySet<string>;
+}
+
+/** What a call in a snapshot waiting for approval looks like (the approval state of a tool call). */
+const AWAITING_APPROVAL = "awaitingApproval";
+
+function isAwaitingApproval(value: unknown): boolean {
+  if (value === AWAITING_APPROVAL) return true;
+  return typeof value === "object" && value !== null && Object.values(value).some(isAwaitingApproval);
+}
+
+/** The session state a persisted snapshot shows. */
+export function sessionStateOf(snapshot: PersistedLoop): SessionState {
+  if (snapshot.status === "done") {
+    const reason = snapshot.output?.exitReason ?? snapshot.context?.exitReason;
+    return reason === "error" || reason === "aborted" ? "failed" : "done";
+  }
+  if (snapshot.status === "error") return "failed";
+  const children = Object.values(snapshot.children ?? {});
+  const waits = (child: { snapshot?: { value?: unknown; children?: unknown } }): boolean =>
+    isAwaitingApproval(child.snapshot?.value) || Object.values((child.snapshot?.children ?? {}) as Record<string, { snapshot?: { value?: unknown } }>).some(waits);
+  return children.some(waits) ? "awaiting approval" : "running";
+}
+
+/** Records one run; give its `inspect` to the loop actor and `callStarting` to the tools. */
+export class SessionRecorder {
+  private readonly options: RecorderOptions;
+  private root: AnyActorRef | undefined;
+  private scheduled = false;
+  private queue: Promise<void> = Promise.resolve();
+  private pending: PersistedLoop | undefined;
+  private logged: number;
+  private failure: { error: unknown } | undefined;
+
+  constructor(options: RecorderOptions) {
+    this.options = options;
+    this.logged = options.logged;
+  }
+
+  /** An XState inspector: finds the loop (the root actor) and schedules a save after each step. */
+  readonly inspect = (event: InspectionEvent): void => {
+    if (!this.root && event.actorRef.sessionId === event.rootId) this.root = event.actorRef as AnyActorRef;
+    if (event.type !== "@xstate.snapshot" || this.scheduled) return;
+    this.scheduled = true;
+    // Between steps: XState has finished the step, so no event is in flight between actors.
+    queueMicrotask(() => {
+      this.scheduled = false;
+      this.capture();
+    });
+  };
+
+  /** The key a call of the current turn is recorded under. */
+  keyFor(toolCallId: string): string {
+    const turn = (this.root?.getSnapshot() as { context?: { turn?: number } } | undefined)?.context?.turn ?? 0;
+    return callKey(this.options.run, turn, toolCallId);
+  }
+
+  /** Whether an earlier process started the call of `key` (and so it may have had effects). */
+  startedBefore(key: string): boolean {
+    return this.options.startedBefore.has(key);
+  }
+
+  /** Saves a snapshot of the loop now, then records that the call of `key` starts; resolves once both are durable. */
+  callStarting(key: string): Promise<void> {
+    this.capture();
+    return this.enqueue(() => this.options.store.recordCallStart(this.options.sessionId, key));
+  }
+
+  /** Saves the loop's final snapshot; resolves once every write is done, rejects with the first write failure. */
+  async finish(): Promise<void> {
+    this.capture();
+    await this.queue;
+    if (this.failure) throw this.failure.error;
+  }
+
+  private capture(): void {
+    const root = this.root;
+    if (!root) return;
+    const snapshot = root.getPersistedSnapshot() as PersistedLoop;
+    const queued = this.pending !== undefined;
+    this.pending = snapshot;
+    if (!queued) {
+      void this.enqueue(() => {
+        const next = this.pending as PersistedLoop;
+        this.pending = undefined;
+        return this.write(next);
+      }).catch(() => {});
+    }
+  }
+
+  private enqueue(task: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(task);
+    this.queue = run.catch((error: unknown) => {
+      this.failure ??= { error };
+    });
+    return run;
+  }
+
+  private async write(snapshot: PersistedLoop): Promise<void> {
+    const { base, turnsBefore, sessionId, store } = this.options;
+    const transcript = snapshot.context?.messages ? transcriptMessages(snapshot.context.messages) : [];
+    const added = transcript.slice(this.logged);
+    const state = sessionStateOf(snapshot);
+    const exitReason = snapshot.status === "done" ? (snapshot.output?.exitReason ?? snapshot.context?.exitReason) : undefined;
+    const errorMessage = snapshot.status === "done" ? (snapshot.output?.errorMessage ?? snapshot.context?.errorMessage) : undefined;
+    const { exitReason: _reason, errorMessage: _message, ...kept } = base;
+    const record: SessionRecord = {
+      ...kept,
+      runs: this.options.run,
+      updatedAt: new Date().toISOString(),
+      state,
+      turns: turnsBefore + (snapshot.context?.turn ?? 0),
+      ...(exitReason === undefined ? {} : { exitReason }),
+      ...(errorMessage === undefined ? {} : { errorMessage }),
+      snapshot,
+    };
+    await store.save(sessionId, { record, firstIndex: this.logged, messages: added });
+    this.logged += added.length;
+  }
+}

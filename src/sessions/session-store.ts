@@ -1,0 +1,122 @@
+/**
+ * The `SessionStore` contract: where a durable session's record (the run's persisted
+ * snapshot and a summary) and its append-only logs (messages, started calls) live.
+ * Two stores implement it and pass one conformance suite (test/sessions): the JSONL
+ * file store (`JsonlSessionStore`, the default) and SQLite (`SqliteSessionStore`).
+ */
+import type { AgentMessage, ExitReason, Model, ThinkingLevel } from "../types.js";
+
+/** The session format this loopchart writes. */
+export const SESSION_FORMAT_VERSION = 1;
+/** Every session format version this loopchart reads. */
+export const SUPPORTED_SESSION_VERSIONS: readonly number[] = [1];
+/** The marker every session record carries, so a foreign file is told apart from a corrupted one. */
+export const SESSION_FORMAT = "loopchart-session";
+
+/** What a session is doing, as `loopchart sessions` shows it. */
+export type SessionState = "running" | "awaiting approval" | "done" | "failed";
+
+/** The agent settings a resumed session starts from (tools and the stream function are code, given again on resume). */
+export interface SessionAgentSettings {
+  systemPrompt: string;
+  model: Model;
+  thinkingLevel: ThinkingLevel;
+}
+
+/**
+ * A session's record, replaced as a whole on every save (atomically). Plain JSON.
+ * `snapshot` is the loop actor's persisted snapshot while a run is unfinished (and
+ * the last one after it ended); its transcript is the truth the message log trails.
+ */
+export interface SessionRecord {
+  format: typeof SESSION_FORMAT;
+  version: number;
+  id: string;
+  /** ISO timestamps. */
+  createdAt: string;
+  updatedAt: string;
+  state: SessionState;
+  /** Turns started over the whole session. */
+  turns: number;
+  /** Runs started over the whole session (a prompt or continue is one run). */
+  runs: number;
+  agent: SessionAgentSettings;
+  /** How the last run ended, once it did. */
+  exitReason?: ExitReason;
+  errorMessage?: string;
+  /** The loop's persisted snapshot (`actor.getPersistedSnapshot()`), while a run is unfinished. */
+  snapshot?: unknown;
+  /** The caller's own JSON data (the CLI keeps the model spec, tools and cwd of `run` here). */
+  meta?: Record<string, unknown>;
+}
+
+/** A session as loaded: its record, its message log, and the calls whose tools were started. */
+export interface StoredSession {
+  record: SessionRecord;
+  /** The message log, in order. It may trail the snapshot's transcript by the messages of the last save. */
+  messages: AgentMessage[];
+  /** Keys of calls whose tool was started (see {@link callKey}), in the order recorded. */
+  startedCalls: string[];
+}
+
+/** One line of `loopchart sessions`. */
+export interface SessionSummary {
+  id: string;
+  state: SessionState;
+  turns: number;
+  /** ISO timestamp of the last save. */
+  updatedAt: string;
+}
+
+/** One save: the new record, and the messages to append to the log from index `firstIndex` on. */
+export interface SessionSave {
+  record: SessionRecord;
+  /** The log's length before this save; a store refuses a save whose `firstIndex` is not its log's length. */
+  firstIndex: number;
+  messages: AgentMessage[];
+}
+
+/**
+ * Where sessions live. Every method may be called again after a rejection; the
+ * methods of one store are not called concurrently for the same session by
+ * loopchart (its writer serialises them).
+ */
+export interface SessionStore {
+  /** Where the store is, for messages: a directory or a SQLite file. */
+  readonly location: string;
+  /**
+   * Loads a session; undefined when there is none of that id. Throws
+   * `SessionFileError` (naming the file, and the line for JSONL) for a corrupted,
+   * truncated or foreign session and `SessionVersionError` for an unknown format
+   * version; it never writes.
+   */
+  load(id: string): Promise<StoredSession | undefined>;
+  /**
+   * Saves atomically: the record replaces the old one and the messages are appended
+   * to the log, all or nothing (write + fsync + rename for files, one transaction for
+   * SQLite). The record is durable before the messages it lists are (a crash between
+   * leaves the log trailing the snapshot's transcript, which the next save fills in).
+   */
+  save(id: string, save: SessionSave): Promise<void>;
+  /** Records, durably and before the tool runs, that the call of `key` is starting. */
+  recordCallStart(id: string, key: string): Promise<void>;
+  /** Every session, most recently active first. Throws like `load` for an unreadable one. */
+  list(): Promise<SessionSummary[]>;
+  /** Releases the store (closes the database); a no-op for files. */
+  close(): Promise<void>;
+}
+
+/** Ids a session may have: they name files and appear on command lines. */
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** Throws a `TypeError` naming the rule when `id` is not a usable session id. */
+export function assertSessionId(id: unknown): asserts id is string {
+  if (typeof id !== "string" || !SESSION_ID_PATTERN.test(id)) {
+    throw new TypeError(`A session id is 1–128 letters, digits, ".", "_" or "-", starting with a letter or digit; got ${JSON.stringify(id)}.`);
+  }
+}
+
+/** The key a started call is recorded under: the run, the turn and the tool call id. */
+export function callKey(run: number, turn: number, toolCallId: string): string {
+  return `${run}:${turn}:${toolCallId}`;
+}

@@ -1,0 +1,52 @@
+/**
+ * The two session stores, each opened on a fresh temp location, for the suites that
+ * must pass against both (conformance, crash and resume tests).
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { JsonlSessionStore } from "../../src/sessions/jsonl-session-store.js";
+import { openSqliteSessionStore } from "../../src/sessions/sqlite-session-store.js";
+import { SESSION_FORMAT, SESSION_FORMAT_VERSION, type SessionRecord, type SessionStore } from "../../src/sessions/session-store.js";
+import { testModel } from "../helpers/mock-stream.js";
+
+/** A store kind: how to open it on a location, and the location string the CLI's `--store` takes. */
+export interface StoreKind {
+  name: "jsonl" | "sqlite";
+  /** A fresh location in a new temp directory. */
+  freshLocation(): string;
+  open(location: string): Promise<SessionStore>;
+  /** The `--store` value for the location. */
+  cliSpec(location: string): string;
+}
+
+export const STORE_KINDS: StoreKind[] = [
+  {
+    name: "jsonl",
+    freshLocation: () => join(mkdtempSync(join(tmpdir(), "loopchart-sessions-")), "sessions"),
+    open: async (location) => new JsonlSessionStore(location),
+    cliSpec: (location) => location,
+  },
+  {
+    name: "sqlite",
+    freshLocation: () => join(mkdtempSync(join(tmpdir(), "loopchart-sessions-")), "sessions.db"),
+    open: (location) => openSqliteSessionStore(location),
+    cliSpec: (location) => `sqlite:${location}`,
+  },
+];
+
+/** A valid record of session `id` with `changes` applied. */
+export function sampleRecord(id: string, changes: Partial<SessionRecord> = {}): SessionRecord {
+  return {
+    format: SESSION_FORMAT,
+    version: SESSION_FORMAT_VERSION,
+    id,
+    createdAt: "2026-01-01T00:00:00.000Z",
+    updatedAt: "2026-01-01T00:00:00.000Z",
+    state: "running",
+    turns: 0,
+    runs: 1,
+    agent: { systemPrompt: "be brief", model: testModel, thinkingLevel: "off" },
+    ...changes,
+  };
+}
