@@ -1,64 +1,42 @@
 /**
  * Trace figures: records a 2,000-turn scripted run with recordTrace, printing heap use
  * along the way (flat memory means the late samples are no higher than the early ones),
- * then opens the trace in the viewer server and prints how long loading and serving took.
+ * then opens the trace in the viewer — the server, and the page in Debian's chromium when
+ * it is installed — and prints how long each took. No figure is asserted.
  * Run: node --expose-gc --import tsx bench/trace-bench.ts [turns]
  */
+import { existsSync } from "node:fs";
 import { mkdtemp, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Type } from "typebox";
-import { runAgentLoop } from "../src/index.js";
-import { recordTrace } from "../src/inspection/record-trace.js";
-import { createScriptedModel } from "../src/providers/scripted.js";
 import { loadTrace } from "../src/cli/trace-reader.js";
 import { startViewerServer } from "../src/cli/viewer-server.js";
-import type { AgentTool } from "../src/types.js";
+import { LONG_RUN_TURNS, recordLongRun } from "../test/support/long-trace-run.js";
 
-const TURNS = Number(process.argv[2] ?? 2_000);
-const SAMPLE_EVERY = TURNS / 10;
+const TURNS = Number(process.argv[2] ?? LONG_RUN_TURNS);
+const SAMPLE_EVERY = Math.max(1, Math.floor(TURNS / 10));
+const CHROMIUM = "/usr/bin/chromium";
 const gc = (globalThis as { gc?: () => void }).gc;
 
-const parameters = Type.Object({ n: Type.Number() });
-const tool: AgentTool<typeof parameters> = {
-  name: "step",
-  label: "Step",
-  description: "One step",
-  parameters,
-  execute: async (_id, args) => ({ content: [{ type: "text", text: `step ${args.n}` }], details: {} }),
-};
-const responses = Array.from({ length: TURNS - 1 }, (_, n) => ({
-  content: [{ type: "toolCall" as const, id: `call_${n}`, name: "step", arguments: { n } }],
-}));
-const scripted = createScriptedModel({ name: "trace-bench", responses: [...responses, { content: [{ type: "text", text: "done" }] }] });
 const file = join(await mkdtemp(join(tmpdir(), "loopchart-trace-bench-")), "run.jsonl");
-const recorder = recordTrace({ file });
 const samples: number[] = [];
-let turns = 0;
 const started = performance.now();
-await runAgentLoop(
-  [{ role: "user", content: "go", timestamp: Date.now() }],
-  // The context keeps only the last messages so the run's own memory stays flat too: what is measured is the recorder.
-  { systemPrompt: "", messages: [], tools: [tool] },
-  { model: scripted.model, convertToLlm: (messages) => messages.slice(-4) as never, inspect: recorder.inspect },
-  (event) => {
-    recorder.onEvent(event);
-    if (event.type === "turn_end") {
-      turns += 1;
-      if (turns % SAMPLE_EVERY === 0) {
-        gc?.();
-        samples.push(process.memoryUsage().heapUsed);
-      }
-    }
+const cpuStarted = process.cpuUsage();
+const turns = await recordLongRun({
+  file,
+  turns: TURNS,
+  onTurn: (done) => {
+    if (done % SAMPLE_EVERY !== 0) return;
+    gc?.();
+    samples.push(process.memoryUsage().heapUsed);
   },
-  undefined,
-  scripted.streamFn,
-);
-await recorder.close();
+});
 const recordMs = performance.now() - started;
+const cpu = process.cpuUsage(cpuStarted);
 const size = (await stat(file)).size;
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
-console.log(`trace of ${turns} turns: ${mb(size)} MB written in ${(recordMs / 1000).toFixed(1)} s`);
+const seconds = (ms: number) => (ms / 1000).toFixed(1);
+console.log(`trace of ${turns} turns: ${mb(size)} MB written in ${seconds(recordMs)} s (${seconds((cpu.user + cpu.system) / 1000)} s CPU)`);
 console.log(`heap every ${SAMPLE_EVERY} turns (MB, after gc${gc ? "" : " — unavailable, run with --expose-gc"}): ${samples.map(mb).join(" ")}`);
 console.log("(the run's transcript itself grows with the turns; the recorder holds at most one 64 KiB buffer)");
 
@@ -68,5 +46,21 @@ const server = await startViewerServer();
 server.addRun(file, trace.records);
 const response = await fetch(`${server.url}api/runs/trace-1`);
 const body = await response.text();
-console.log(`viewer: ${trace.records.length} records loaded and served (${mb(body.length)} MB JSON) in ${((performance.now() - loadStart) / 1000).toFixed(1)} s at ${server.url}`);
+console.log(`viewer server: ${trace.records.length} records loaded and served (${mb(body.length)} MB JSON) in ${seconds(performance.now() - loadStart)} s`);
+
+if (existsSync(CHROMIUM)) {
+  const { chromium } = await import("playwright-core");
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu"] });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const openStart = performance.now();
+  await page.goto(server.url);
+  await page.waitForSelector(`body[data-records="${trace.records.length}"]`, { timeout: 600_000 });
+  const openMs = performance.now() - openStart;
+  const lanes = await page.$$eval(".lane", (nodes) => nodes.length);
+  const stepStart = performance.now();
+  await page.keyboard.press("Home");
+  await page.waitForSelector('body[data-cursor="0"]');
+  console.log(`viewer page: ${trace.records.length} records, ${lanes} lanes shown in ${seconds(openMs)} s; a step (Home) in ${seconds(performance.now() - stepStart)} s`);
+  await browser.close();
+} else console.log(`viewer page: not measured (${CHROMIUM} is absent)`);
 await server.close();

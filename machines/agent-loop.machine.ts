@@ -1,30 +1,41 @@
 /**
  * The agent loop as one statechart.
  *
- *   starting ─▶ requesting ─┬─ responseFailed ───────────────────────────▶ done (error | aborted)
- *                           ├─ hasNoToolCalls ─────────────▶ endingTurn
- *                           └─▶ toolBatch (invokes the batch machine; length-truncated: every call refused) ─▶ endingTurn
- *   endingTurn ─┬─ shouldStop ─▶ done (stopped)
+ *   starting ─▶ injectingPending ─▶ (preparingRequest) ─▶ requesting
+ *   requesting ─┬─ responseFailed ───────────────────────────▶ (finishingTurn) ─▶ done (error | aborted)
+ *               ├─ hasNoToolCalls ─────────────▶ (finishingTurn) ─▶ endingTurn
+ *               └─▶ toolBatch (invokes the batch machine; length-truncated: every call refused) ─▶ (finishingTurn) ─▶ endingTurn
+ *   endingTurn ─┬─ decidedToEnd | shouldStop ─▶ done (stopped)
  *               └─▶ (pollingSteering) ─▶ decidingNextTurn ─┬─ hasPendingMessages ─▶ nextTurn
  *                                                          ├─ everyResultTerminates ─▶ wouldEnd
  *                                                          ├─ hasToolCalls ─▶ nextTurn
  *                                                          └─▶ wouldEnd
- *   wouldEnd ─▶ (pollingFollowUp: messages ─▶ nextTurn) ─▶ done (completed | terminated)
+ *   wouldEnd ─▶ (pollingFollowUp: messages ─▶ nextTurn) ─▶ (decidedToContinue ─▶ nextTurn) ─▶ done (completed | terminated)
  *   nextTurn ─┬─ isAborted ─▶ done (aborted)
  *             ├─ reachedMaxTurns ─▶ done (maxTurns)
- *             └─▶ (preparingNextTurn) ─▶ requesting
+ *             └─▶ (preparingNextTurn) ─▶ injectingPending
  *
  * The tool batch is a machine of its own (`machines/tool-batch.machine.ts`):
  * `toolBatch` invokes it and appends its results when it is done, so the loop
  * sees one event per batch.
  *
+ * States in parentheses exist on a path only when the run has that hook.
  * Guards, actions and actors are referenced by name. The defaults here are
  * stand-ins without I/O (so `xstate/graph` can traverse the machine); `src/actors/`
  * provides the real ones with `machine.provide(...)`.
  */
 import { assign, emit, enqueueActions, fromCallback, fromPromise, raise, sendTo, setup, type AnyActorRef } from "xstate";
 import type { AgentEvent, AgentMessage, AssistantMessage, ExitReason } from "../src/types.js";
-import { callSystemId, type AgentLoopEvent, type ApprovalDecisionEvent, type NextTurnUpdate, type RequestModelInput, type TurnHookInput } from "./events.js";
+import {
+  callSystemId,
+  type AgentLoopEvent,
+  type ApprovalDecisionEvent,
+  type NextTurnUpdate,
+  type PrepareRequestInput,
+  type RequestModelInput,
+  type TurnDecision,
+  type TurnHookInput,
+} from "./events.js";
 import type { ToolCallContext } from "./tool-call.machine.js";
 import { toolBatchMachine, uniqueActorIds, type ToolBatchOutput } from "./tool-batch.machine.js";
 import { transcriptMessages, transcriptOf } from "./transcript.js";
@@ -38,6 +49,8 @@ import {
   abandonWarning,
   approvalWarning,
   hookFailure,
+  prepareRequestInput,
+  turnFailed,
   toolCallsOf,
   turnHookInput,
   type AgentLoopContext,
@@ -85,6 +98,10 @@ export const agentLoopMachine = setup({
     checkStopAfterTurn: fromPromise<boolean, TurnHookInput>(async () => false),
     /** Asks `prepareNextTurn`. Stand-in: no change. */
     prepareNextTurn: fromPromise<NextTurnUpdate | undefined, TurnHookInput>(async () => undefined),
+    /** Asks `prepareRequest` (pi 1.x) before a request. Stand-in: no change. */
+    prepareRequest: fromPromise<NextTurnUpdate | undefined, PrepareRequestInput>(async () => undefined),
+    /** Asks `finishTurn` (pi 1.x) before `turn_end`. Stand-in: no decision. */
+    finishTurn: fromPromise<TurnDecision | undefined, TurnHookInput>(async () => undefined),
     /** The tool batch of one response: runs its calls, finishes with their results in source order. */
     toolBatch: toolBatchMachine,
   },
@@ -106,6 +123,18 @@ export const agentLoopMachine = setup({
     pollsFollowUp: ({ context }) => context.hooks.followUp,
     asksShouldStop: ({ context }) => context.hooks.shouldStopAfterTurn,
     preparesNextTurn: ({ context }) => context.hooks.prepareNextTurn,
+    preparesRequest: ({ context }) => context.hooks.prepareRequest,
+    /** The run has finishTurn and has not abandoned work after an abort (then it asks no further hook). */
+    asksFinishTurn: ({ context }) => context.hooks.finishTurn && context.abandoned !== true,
+    /** A failed response, and the run asks finishTurn (which cannot save the turn). */
+    finishesFailedTurn: ({ context }, response: AssistantMessage) =>
+      context.hooks.finishTurn && context.abandoned !== true && (response.stopReason === "error" || response.stopReason === "aborted"),
+    /** A response without tool calls, and the run asks finishTurn. */
+    finishesAnsweredTurn: ({ context }, response: AssistantMessage) =>
+      context.hooks.finishTurn && context.abandoned !== true && toolCallsOf(response).length === 0,
+    turnFailed: ({ context }) => turnFailed(context),
+    decidedToEnd: ({ context }) => context.turnDecision === "end",
+    decidedToContinue: ({ context }) => context.turnDecision === "continue",
     shouldStop: (_, stop: boolean) => stop,
   },
   actions: {
@@ -138,6 +167,7 @@ export const agentLoopMachine = setup({
         toolResults: [],
         terminated: false,
         refusal: undefined,
+        turnDecision: undefined,
       });
     }),
     emitTurnEnd: emit(({ context }) => ({
@@ -154,6 +184,7 @@ export const agentLoopMachine = setup({
       terminated: output.terminates,
     })),
     setPending: assign((_, params: { messages: AgentMessage[] }) => ({ pending: params.messages ?? [] })),
+    recordTurnDecision: assign((_, decision: TurnDecision | undefined) => ({ turnDecision: decision })),
     applyNextTurnUpdate: assign(({ context }, update: NextTurnUpdate | undefined) => {
       if (!update) return {};
       return {
@@ -162,6 +193,7 @@ export const agentLoopMachine = setup({
         model: update.model ?? context.model,
         thinkingLevel: update.thinkingLevel ?? context.thinkingLevel,
         sequentialTools: update.sequentialTools ?? context.sequentialTools,
+        pending: update.append && update.append.length > 0 ? [...update.append, ...context.pending] : context.pending,
       };
     }),
     markAborted: assign({ aborted: true }),
@@ -258,6 +290,8 @@ export const agentLoopMachine = setup({
       followUp: input.hooks?.followUp ?? false,
       shouldStopAfterTurn: input.hooks?.shouldStopAfterTurn ?? false,
       prepareNextTurn: input.hooks?.prepareNextTurn ?? false,
+      prepareRequest: input.hooks?.prepareRequest ?? false,
+      finishTurn: input.hooks?.finishTurn ?? false,
       needsApproval: input.hooks?.needsApproval ?? false,
     },
     abortGraceMs: input.abortGraceMs ?? ABORT_GRACE_MS,
@@ -277,7 +311,7 @@ export const agentLoopMachine = setup({
   states: {
     starting: {
       entry: "emitRunStart",
-      always: [{ guard: "pollsSteering", target: "pollingInitialSteering" }, { target: "requesting" }],
+      always: [{ guard: "pollsSteering", target: "pollingInitialSteering" }, { target: "injectingPending" }],
     },
     pollingInitialSteering: {
       on: {
@@ -296,7 +330,7 @@ export const agentLoopMachine = setup({
         id: "pollSteering",
         src: "pollSteering",
         onDone: {
-          target: "requesting",
+          target: "injectingPending",
           actions: { type: "setPending", params: ({ event }) => ({ messages: event.output }) },
         },
         // The first turn has started: end it with a failed response so turn_start/turn_end stay paired.
@@ -310,8 +344,41 @@ export const agentLoopMachine = setup({
         },
       },
     },
-    requesting: {
+    // Pending messages (steering, follow-up, prepareNextTurn's) join the transcript before each request.
+    injectingPending: {
       entry: "injectPending",
+      always: [{ guard: "preparesRequest", target: "preparingRequest" }, { target: "requesting" }],
+    },
+    // pi 1.x: prepareRequest may replace the context, model and thinking level from this request on.
+    preparingRequest: {
+      on: {
+        "run.abandon": {
+          target: "done",
+          actions: [
+            { type: "warnAbandoned", params: { waitingOn: "prepareRequest" } },
+            { type: "failTurn", params: { errorMessage: ABORTED_MESSAGE } },
+            "emitTurnEnd",
+            { type: "exitWith", params: { reason: "aborted" } },
+          ],
+        },
+      },
+      invoke: {
+        id: "prepareRequest",
+        src: "prepareRequest",
+        input: ({ context }) => prepareRequestInput(context),
+        onDone: { target: "requesting", actions: { type: "applyNextTurnUpdate", params: ({ event }) => event.output } },
+        // The turn has started: end it with a failed response so turn_start/turn_end stay paired.
+        onError: {
+          target: "done",
+          actions: [
+            { type: "failTurn", params: ({ event }) => hookFailure("prepareRequest", event.error) },
+            "emitTurnEnd",
+            { type: "exitWith", params: ({ event }) => hookFailure("prepareRequest", event.error) },
+          ],
+        },
+      },
+    },
+    requesting: {
       invoke: {
         id: "requestModel",
         src: "requestModel",
@@ -324,13 +391,23 @@ export const agentLoopMachine = setup({
         }),
       },
       on: {
-        "run.abandon": { actions: [{ type: "warnAbandoned", params: { waitingOn: "the model request (transformContext, convertToLlm, getApiKey or the stream)" } }, "abandonRequest"] },
+        "run.abandon": { actions: [{ type: "warnAbandoned", params: { waitingOn: "the model request (transformContext, convertToLlm, getApiKey or the stream)" } }, "abandonRequest", "markAbandoned"] },
         // Every branch accepts the response first; the guards read it from the event.
         "model.done": [
+          {
+            guard: { type: "finishesFailedTurn", params: ({ event }) => event.message },
+            target: "finishingTurn",
+            actions: { type: "acceptResponse", params: ({ event }) => event },
+          },
           {
             guard: { type: "responseFailed", params: ({ event }) => event.message },
             target: "done",
             actions: [{ type: "acceptResponse", params: ({ event }) => event }, "emitTurnEnd", "exitFromResponse"],
+          },
+          {
+            guard: { type: "finishesAnsweredTurn", params: ({ event }) => event.message },
+            target: "finishingTurn",
+            actions: { type: "acceptResponse", params: ({ event }) => event },
           },
           {
             guard: { type: "hasNoToolCalls", params: ({ event }) => event.message },
@@ -356,13 +433,41 @@ export const agentLoopMachine = setup({
         id: "toolBatch",
         src: "toolBatch",
         input: ({ context }) => batchInput(context),
-        onDone: { target: "endingTurn", actions: { type: "appendBatchResults", params: ({ event }) => event.output } },
+        onDone: [
+          { guard: "asksFinishTurn", target: "finishingTurn", actions: { type: "appendBatchResults", params: ({ event }) => event.output } },
+          { target: "endingTurn", actions: { type: "appendBatchResults", params: ({ event }) => event.output } },
+        ],
+      },
+    },
+    // pi 1.x: finishTurn sees the turn's results before turn_end and may end the run or ask for one more request.
+    finishingTurn: {
+      on: {
+        "run.abandon": {
+          target: "done",
+          actions: [{ type: "warnAbandoned", params: { waitingOn: "finishTurn" } }, "emitTurnEnd", { type: "exitWith", params: { reason: "aborted" } }],
+        },
+      },
+      invoke: {
+        id: "finishTurn",
+        src: "finishTurn",
+        input: ({ context }) => turnHookInput(context),
+        onDone: [
+          // A failed response stays a hard exit, whatever the hook decided.
+          { guard: "turnFailed", target: "done", actions: ["emitTurnEnd", "exitFromResponse"] },
+          { target: "endingTurn", actions: { type: "recordTurnDecision", params: ({ event }) => event.output } },
+        ],
+        onError: [
+          { guard: "turnFailed", target: "done", actions: ["emitTurnEnd", "exitFromResponse"] },
+          { target: "done", actions: ["emitTurnEnd", { type: "exitWith", params: ({ event }) => hookFailure("finishTurn", event.error) }] },
+        ],
       },
     },
     endingTurn: {
       entry: "emitTurnEnd",
       always: [
         { guard: "wasAbandoned", target: "done", actions: { type: "exitWith", params: { reason: "aborted" } } },
+        // finishTurn said end: no queue is polled and no other hook asked.
+        { guard: "decidedToEnd", target: "done", actions: { type: "exitWith", params: { reason: "stopped" } } },
         { guard: "asksShouldStop", target: "checkingStop" },
         { guard: "pollsSteering", target: "pollingSteering" },
         { target: "decidingNextTurn" },
@@ -421,7 +526,12 @@ export const agentLoopMachine = setup({
     },
     // The run would end here: follow-up messages may still start another turn.
     wouldEnd: {
-      always: [{ guard: "pollsFollowUp", target: "pollingFollowUp" }, { target: "done", actions: "exitAfterPolling" }],
+      always: [
+        { guard: "pollsFollowUp", target: "pollingFollowUp" },
+        // finishTurn said continue and nothing else asked for a request: one more, with the current context.
+        { guard: "decidedToContinue", target: "nextTurn" },
+        { target: "done", actions: "exitAfterPolling" },
+      ],
     },
     pollingFollowUp: {
       on: {
@@ -439,6 +549,7 @@ export const agentLoopMachine = setup({
             target: "nextTurn",
             actions: { type: "setPending", params: ({ event }) => ({ messages: event.output }) },
           },
+          { guard: "decidedToContinue", target: "nextTurn" },
           { target: "done", actions: "exitAfterPolling" },
         ],
         onError: { target: "done", actions: { type: "exitWith", params: ({ event }) => hookFailure("getFollowUpMessages", event.error) } },
@@ -449,7 +560,7 @@ export const agentLoopMachine = setup({
         { guard: "isAborted", target: "done", actions: { type: "exitWith", params: { reason: "aborted" } } },
         { guard: "reachedMaxTurns", target: "done", actions: { type: "exitWith", params: { reason: "maxTurns" } } },
         { guard: "preparesNextTurn", target: "preparingNextTurn" },
-        { target: "requesting", actions: "startTurn" },
+        { target: "injectingPending", actions: "startTurn" },
       ],
     },
     preparingNextTurn: {
@@ -466,7 +577,7 @@ export const agentLoopMachine = setup({
         onDone: [
           { guard: "isAborted", target: "done", actions: { type: "exitWith", params: { reason: "aborted" } } },
           {
-            target: "requesting",
+            target: "injectingPending",
             actions: [{ type: "applyNextTurnUpdate", params: ({ event }) => event.output }, "startTurn"],
           },
         ],

@@ -126,14 +126,28 @@ export interface RequestModelInput {
   turn: number;
 }
 
-/** What `prepareNextTurn` may change for the next turn. */
+/** What `prepareNextTurn` (for the next turn) or `prepareRequest` (from this request on) may change. */
 export interface NextTurnUpdate {
   systemPrompt?: string;
+  /** Replaces the transcript (the hook returned a context). */
   messages?: AgentMessage[];
+  /** Messages to append before the next request, with their `message_start`/`message_end` (pi 1.x `prepareNextTurn`'s `messages`). */
+  append?: AgentMessage[];
   model?: Model;
   thinkingLevel?: ThinkingLevel;
   /** Names of tools that force sequential execution, when the tool list changed. */
   sequentialTools?: string[];
+}
+
+/** A `finishTurn` decision (pi-agent-core 1.x): end the run, or make sure of one more request. */
+export type TurnDecision = "end" | "continue";
+
+/** Input of the `prepareRequest` actor: what the request about to be made would use. */
+export interface PrepareRequestInput {
+  systemPrompt: string;
+  messages: Transcript;
+  model: Model;
+  thinkingLevel: ThinkingLevel;
 }
 
 /** Input of the hook actors that run between turns. */

@@ -32,10 +32,12 @@ export type {
   BatchToToolCallEvent,
   ModelStreamEvent,
   NextTurnUpdate,
+  PrepareRequestInput,
   RequestModelInput,
   RunControlEvent,
   SettledToolCall,
   ToolCallInput,
   ToolCallToBatchEvent,
+  TurnDecision,
   TurnHookInput,
 } from "./events.js";

@@ -14,7 +14,7 @@ import type {
   ToolExecutionMode,
   ToolResultMessage,
 } from "../src/types.js";
-import type { TurnHookInput } from "./events.js";
+import type { PrepareRequestInput, TurnDecision, TurnHookInput } from "./events.js";
 import { appendMessages, type Transcript } from "./transcript.js";
 import { ABORTED_MESSAGE, errorText } from "./tool-call.machine.js";
 import { batchModeOf, type ToolBatchInput } from "./tool-batch.machine.js";
@@ -36,6 +36,10 @@ export interface AgentLoopHooks {
   followUp: boolean;
   shouldStopAfterTurn: boolean;
   prepareNextTurn: boolean;
+  /** pi-agent-core 1.x: before every request. */
+  prepareRequest: boolean;
+  /** pi-agent-core 1.x: after a turn's results, before `turn_end`. */
+  finishTurn: boolean;
   /** Some tool decides `needsApproval` with a function: its calls are shown the run's context, as hooks are. */
   needsApproval: boolean;
 }
@@ -97,10 +101,13 @@ export interface AgentLoopContext {
   toolResults: ToolResultMessage[];
   /** The last batch asked to terminate (every result set `terminate`). */
   terminated: boolean;
+  /** What `finishTurn` decided for the current turn, if anything. */
+  turnDecision?: TurnDecision;
   aborted: boolean;
   /**
-   * The grace period after the abort ran out while a batch still waited on a call:
-   * the run waits on no user function any more and ends after the turn's `turn_end`.
+   * The grace period after the abort ran out while a batch (or the model request)
+   * still waited: the run waits on no user function any more (not even `finishTurn`)
+   * and ends after the turn's `turn_end`.
    */
   abandoned?: boolean;
   exitReason?: ExitReason;
@@ -167,6 +174,14 @@ export function turnHookInput(context: AgentLoopContext): TurnHookInput {
     thinkingLevel: context.thinkingLevel,
   };
 }
+
+export function prepareRequestInput(context: AgentLoopContext): PrepareRequestInput {
+  return { systemPrompt: context.systemPrompt, messages: context.messages, model: context.model, thinkingLevel: context.thinkingLevel };
+}
+
+/** Whether the turn's response failed (stopReason `error` or `aborted`): such a turn ends the run whatever a hook says. */
+export const turnFailed = (context: AgentLoopContext): boolean =>
+  context.assistant?.stopReason === "error" || context.assistant?.stopReason === "aborted";
 
 export function hookFailure(hook: string, error: unknown): { reason: ExitReason; errorMessage: string } {
   // errorMessage doubles as failTurn's parameter.

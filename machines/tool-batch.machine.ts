@@ -431,6 +431,11 @@ const toolBatchDefinition = setup({
       },
     },
     parallel: {
+      // Wherever the batch is, a member's result is kept (the states above decide what follows).
+      on: {
+        "tool.settled": { actions: { type: "recordSettled", params: ({ event }) => event } },
+        "xstate.done.actor.*": { actions: { type: "recordSlice", params: ({ event }) => event.output } },
+      },
       initial: "starting",
       states: {
         starting: {
@@ -446,23 +451,18 @@ const toolBatchDefinition = setup({
             waiting: {
               on: {
                 "tool.prepared": { target: "next", actions: { type: "markWaiting", params: ({ event }) => event } },
-                "tool.settled": [
-                  {
-                    guard: { type: "isCurrent", params: ({ event }) => event },
-                    target: "next",
-                    actions: { type: "recordSettled", params: ({ event }) => event },
-                  },
-                  // A prepared member cancelled while it waited for its go.
-                  { actions: { type: "recordSettled", params: ({ event }) => event } },
-                ],
-                "xstate.done.actor.*": [
-                  {
-                    guard: { type: "isCurrent", params: ({ event }) => ({ index: event.output.offset }) },
-                    target: "next",
-                    actions: { type: "recordSlice", params: ({ event }) => event.output },
-                  },
-                  { actions: { type: "recordSlice", params: ({ event }) => event.output } },
-                ],
+                // The member preparing now settled: on to the next. (A member that settles while it
+                // waited for its go — cancelled, or rejected awaiting approval — is recorded by `parallel`.)
+                "tool.settled": {
+                  guard: { type: "isCurrent", params: ({ event }) => event },
+                  target: "next",
+                  actions: { type: "recordSettled", params: ({ event }) => event },
+                },
+                "xstate.done.actor.*": {
+                  guard: { type: "isCurrent", params: ({ event }) => ({ index: event.output.offset }) },
+                  target: "next",
+                  actions: { type: "recordSlice", params: ({ event }) => event.output },
+                },
               },
             },
           },
@@ -475,9 +475,11 @@ const toolBatchDefinition = setup({
           ],
         },
         // A slice whose calls are prepared waits, as a prepared call does, for its parent's go.
-        // Every member here has settled or waits for its go, so nothing else can arrive.
+        // Every member here has settled or waits for its go; a waiting one may still settle
+        // (a call awaiting approval is rejected, or aborted): once all did, the slice is done.
         awaitingGo: {
           entry: "reportPrepared",
+          always: { guard: "allSettled", target: "#toolBatch.done" },
           on: {
             "call.execute": { target: "running", actions: "releaseWaiting" },
             "call.cancel": { target: "running", actions: ["markAborted", "releaseWaiting"] },
@@ -485,10 +487,6 @@ const toolBatchDefinition = setup({
         },
         running: {
           always: { guard: "allSettled", target: "#toolBatch.done" },
-          on: {
-            "tool.settled": { actions: { type: "recordSettled", params: ({ event }) => event } },
-            "xstate.done.actor.*": { actions: { type: "recordSlice", params: ({ event }) => event.output } },
-          },
         },
       },
     },

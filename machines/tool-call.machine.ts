@@ -36,7 +36,7 @@
  * batch goes on; it executes once approved and released. A rejection settles it
  * with an error result carrying the reason.
  */
-import { assign, emit, enqueueActions, fromPromise, sendParent, setup } from "xstate";
+import { assign, emit, enqueueActions, fromPromise, raise, sendParent, setup } from "xstate";
 import type { AgentEvent, AgentToolResult, BeforeToolCallResult } from "../src/types.js";
 import type { CallHookScope, BatchToToolCallEvent, SettledToolCall, ToolCallInput, ToolCallToBatchEvent } from "./events.js";
 import { describeThrown } from "../src/describe-thrown.js";
@@ -282,10 +282,8 @@ export const toolCallMachine = setup({
           { guard: "proceeds", target: "executing", actions: "markApproved" },
           { target: "prepared", actions: "markApproved" },
         ],
-        "call.preapprove": [
-          { guard: "proceeds", target: "executing", actions: ["markPreapproved", "markApproved"] },
-          { target: "prepared", actions: ["markPreapproved", "markApproved"] },
-        ],
+        // The tool was approved for good (another call's `always`): this call is approved too.
+        "call.preapprove": { actions: ["markPreapproved", raise({ type: "call.approve" })] },
         "call.reject": { target: "done", actions: { type: "settleWithRejection", params: ({ event }) => ({ reason: event.reason }) } },
         "call.abort": { target: "done", actions: cancelled },
         "call.cancel": { target: "done", actions: cancelled },

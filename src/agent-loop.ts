@@ -146,6 +146,8 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
         followUp: typeof config.getFollowUpMessages === "function",
         shouldStopAfterTurn: typeof config.shouldStopAfterTurn === "function",
         prepareNextTurn: typeof config.prepareNextTurn === "function",
+        prepareRequest: typeof config.prepareRequest === "function",
+        finishTurn: typeof config.finishTurn === "function",
         needsApproval: (context.tools ?? []).some((tool) => typeof tool?.needsApproval === "function"),
       },
       ...(config.approvedTools !== undefined ? { approvedTools: [...config.approvedTools] } : {}),
@@ -310,13 +312,20 @@ export async function runAgentLoopContinue(
  * Runs one loop actor (a fresh run, or one restored from `options.snapshot`) to the
  * end, delivering events to an ordered sink; resolves with the new messages once the
  * sink settled. The actor is created and started synchronously, before the first
- * `await`. Internal to loopchart's `Agent` and durable sessions.
+ * `await`; `onActor` receives it before it starts (the `Agent` keeps it to send
+ * approval decisions).
  */
-export async function runIntoSink(options: Omit<CreateAgentLoopActorOptions, "onEvent">, emit: AgentEventSink): Promise<AgentMessage[]> {
+export async function runIntoSink(
+  options: Omit<CreateAgentLoopActorOptions, "onEvent">,
+  emit: AgentEventSink,
+  onActor?: (actor: AgentLoopActor) => void,
+): Promise<AgentMessage[]> {
   const telemetry = telemetryFor(options.config);
   const sink = orderedSink(telemetry ? (event) => (telemetry(event), emit(event)) : emit);
   const inspect = options.inspect ?? options.config.inspect;
-  const output = await runActor(createAgentLoopActor({ ...options, ...(inspect ? { inspect } : {}), onEvent: sink.deliver }), sink.deliver);
+  const actor = createAgentLoopActor({ ...options, ...(inspect ? { inspect } : {}), onEvent: sink.deliver });
+  onActor?.(actor);
+  const output = await runActor(actor, sink.deliver);
   await sink.drained();
   return output.messages;
 }

@@ -5,7 +5,14 @@
  * `runAgentLoopContinue`, queues steering and follow-up messages for the loop's
  * polls, and hands every event to its listeners in order.
  */
-import { runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";
+import { uniqueActorIds } from "../machines/tool-batch.machine.js";
+import { toolCallsOf } from "../machines/loop-context.js";
+import type { AnyActorRef } from "xstate";
+import { runIntoSink, type AgentLoopActor } from "./agent-loop.js";
+import { callSystemId } from "../machines/events.js";
+import type { ToolCallContext } from "../machines/tool-call.machine.js";
+import { ApprovalError } from "./errors/approval-error.js";
+import { assertContinuable } from "./loop-input.js";
 import { streamByModelApi } from "./providers/stream-by-api.js";
 import { AgentBusyError } from "./errors/agent-busy-error.js";
 import { LoopInputError } from "./errors/loop-input-error.js";
@@ -24,7 +31,7 @@ import { DEFAULT_QUEUE_MODE, MessageQueue, type QueueMode } from "./agent/messag
 import { runDurably } from "./sessions/durable-run.js";
 import { assertSessionId, type SessionStore } from "./sessions/session-store.js";
 import { SessionNotFoundError } from "./errors/session-not-found-error.js";
-import { transcriptMessages, type Transcript } from "../machines/transcript.js";
+import { hasUnfinishedRun, sessionTranscript } from "./sessions/session-transcript.js";
 import type {
   AgentContext,
   AgentEvent,
@@ -45,6 +52,14 @@ export type AgentRunRequest =
 interface ActiveRun {
   controller: AbortController;
   idle: Promise<void>;
+  /** The run's loop actor, once created: approval decisions are sent to it. */
+  actor?: AgentLoopActor;
+}
+
+/** Options of {@link Agent.approve}. */
+export interface ApproveOptions {
+  /** Approve this call's tool for the rest of the session: its calls no longer wait (until `reset()`). */
+  always?: boolean;
 }
 
 const BUSY_PROMPT =
@@ -75,6 +90,8 @@ export class Agent {
   private readonly steeringQueue: MessageQueue;
   private readonly followUpQueue: MessageQueue;
   private activeRun: ActiveRun | undefined;
+  /** Tools approved with `always`: no call of theirs waits for approval again in this session. */
+  private readonly approvedTools = new Set<string>();
 
   /** Maps the transcript to LLM messages before each request. */
   convertToLlm: AgentLoopConfig["convertToLlm"];
@@ -168,10 +185,7 @@ export class Agent {
     const stored = await store.load(sessionId);
     if (!stored) throw new SessionNotFoundError(sessionId, store.location);
     const { record } = stored;
-    const snapshot = record.snapshot as { status?: string; context?: { messages?: Transcript } } | undefined;
-    const transcript = snapshot?.context?.messages ? transcriptMessages(snapshot.context.messages) : [];
-    // The snapshot's transcript is the truth; the log trails it by at most the last save.
-    const messages = transcript.length >= stored.messages.length ? transcript : stored.messages;
+    const messages = sessionTranscript(stored);
     const agent = new Agent({
       ...options,
       sessionId,
@@ -185,7 +199,10 @@ export class Agent {
         messages: options.initialState?.messages ?? messages,
       },
     });
-    if (snapshot?.status !== "active") return agent;
+    // Tools approved with `always` stay approved for the session (the loop keeps them in its context).
+    const approved = (record.snapshot as { context?: { approvedTools?: unknown } } | undefined)?.context?.approvedTools;
+    if (Array.isArray(approved)) for (const name of approved) if (typeof name === "string") agent.approvedTools.add(name);
+    if (!hasUnfinishedRun(record)) return agent;
     await new Promise<void>((resolve, reject) => {
       agent.run({ kind: "restore", onStarted: resolve }).then(resolve, reject);
     });
@@ -304,6 +321,63 @@ export class Agent {
     this.activeRun?.controller.abort();
   }
 
+  /**
+   * loopchart: approves a tool call waiting for approval (announced by an
+   * `approval_requested` event): it executes once its batch lets it. `always`
+   * approves its tool for the rest of the session: the tool's other waiting calls
+   * go on too, and no later call of it waits (until `reset()`).
+   *
+   * @throws ApprovalError when no run is active, the id is not a call of the
+   *   current tool batch, the call was already decided, or it is not waiting.
+   */
+  approve(toolCallId: string, options: ApproveOptions = {}): void {
+    const { actor, toolName } = this.awaitingCall(toolCallId);
+    if (options.always === true) this.approvedTools.add(toolName);
+    actor.send({ type: "tool.approve", toolCallId, ...(options.always === true ? { always: true } : {}) });
+  }
+
+  /**
+   * loopchart: rejects a tool call waiting for approval: it does not run and its
+   * result is an error carrying `reason` (`Tool call was rejected: <reason>`).
+   *
+   * @throws ApprovalError as {@link approve} does.
+   */
+  reject(toolCallId: string, reason?: string): void {
+    const { actor } = this.awaitingCall(toolCallId);
+    actor.send({ type: "tool.reject", toolCallId, ...(reason !== undefined ? { reason } : {}) });
+  }
+
+  /** loopchart: ids of the active run's tool calls waiting for approval, in source order. */
+  awaitingApproval(): string[] {
+    const actor = this.activeRun?.actor;
+    const snapshot = actor?.getSnapshot();
+    if (!actor || !snapshot?.matches("toolBatch")) return [];
+    // The batch's calls by actor id (as the batch makes them), wherever in the batch they live.
+    return uniqueActorIds(toolCallsOf(snapshot.context.assistant)).filter((id) => this.callOf(actor, id)?.value === "awaitingApproval");
+  }
+
+  private callOf(actor: AgentLoopActor, toolCallId: string): { value: unknown; context: ToolCallContext } | undefined {
+    const snapshot = (actor.system.get(callSystemId(toolCallId)) as AnyActorRef | undefined)?.getSnapshot() as
+      | { value: unknown; context?: ToolCallContext }
+      | undefined;
+    return snapshot?.context ? { value: snapshot.value, context: snapshot.context } : undefined;
+  }
+
+  /** The active run's actor and the call's tool, when the call waits for approval; else the reason, thrown. */
+  private awaitingCall(toolCallId: string): { actor: AgentLoopActor; toolName: string } {
+    const actor = this.activeRun?.actor;
+    const id = JSON.stringify(toolCallId);
+    if (!actor || actor.getSnapshot().status !== "active") {
+      throw new ApprovalError(toolCallId, `No run is active, so tool call ${id} is not awaiting approval`);
+    }
+    const call = this.callOf(actor, toolCallId);
+    if (!call) throw new ApprovalError(toolCallId, `Tool call ${id} is not a call of the current tool batch`);
+    if (call.value === "awaitingApproval") return { actor, toolName: call.context.toolCall.name };
+    if (call.context.approval === "approved") throw new ApprovalError(toolCallId, `Tool call ${id} was already approved`);
+    if (call.context.approval === "asked") throw new ApprovalError(toolCallId, `Tool call ${id} was already rejected or aborted`);
+    throw new ApprovalError(toolCallId, `Tool call ${id} is not awaiting approval`);
+  }
+
   /** Resolves when the active run and its `agent_end` listeners have finished; at once when idle. Never rejects. */
   waitForIdle(): Promise<void> {
     return this.activeRun?.idle ?? Promise.resolve();
@@ -322,6 +396,7 @@ export class Agent {
     this.mutableState.pendingToolCalls = new Set<string>();
     this.mutableState.errorMessage = undefined;
     this.clearAllQueues();
+    this.approvedTools.clear();
   }
 
   /**
@@ -409,12 +484,11 @@ export class Agent {
   }
 
   /**
-   * The one place a run is started. Swap this to change how runs execute:
-   * approval (`agent.approve(toolCallId)` / `reject`) would start the run as a
-   * `createAgentLoopActor` actor kept on the agent and send it the decision
-   * events; durable sessions (`Agent.resume(store, id)`) would restore that actor
-   * from the store's snapshot here instead of starting fresh. Whatever runs must
-   * deliver every event to `emit` in order and settle when the run ended.
+   * The one place a run is started: the loop actor is kept on the active run, so
+   * `approve` / `reject` can send it decisions. Durable sessions
+   * (`Agent.resume(store, id)`) would restore that actor from the store's snapshot
+   * here instead of starting fresh. Whatever runs must deliver every event to
+   * `emit` in order and settle when the run ended.
    */
   private startLoop(
     request: AgentRunRequest,
@@ -423,24 +497,33 @@ export class Agent {
     emit: AgentEventSink,
     signal: AbortSignal,
   ): Promise<AgentMessage[]> {
+    const run = this.activeRun;
+    const keep = (actor: AgentLoopActor) => {
+      if (run) run.actor = actor;
+    };
+    const runConfig = { ...config, approvedTools: [...this.approvedTools] };
     if (this.sessionStore && this.sessionId !== undefined) {
+      if (request.kind === "continue") assertContinuable(context);
       return runDurably({
         store: this.sessionStore,
         sessionId: this.sessionId,
         prompts: request.kind === "prompt" ? request.messages : request.kind === "restore" ? "restore" : [],
         context,
-        config,
+        config: runConfig,
         emit,
         signal,
         streamFn: this.streamFn,
         agent: { systemPrompt: this.mutableState.systemPrompt, model: this.mutableState.model, thinkingLevel: this.mutableState.thinkingLevel },
         ...(this.sessionMeta ? { meta: this.sessionMeta } : {}),
+        onActor: keep,
         ...(request.kind === "restore" && request.onStarted ? { onStarted: request.onStarted } : {}),
       });
     }
     if (request.kind === "restore") throw new LoopInputError("Only an agent with a sessionStore can restore a run");
-    if (request.kind === "prompt") return runAgentLoop(request.messages, context, config, emit, signal, this.streamFn);
-    return runAgentLoopContinue(context, config, emit, signal, this.streamFn);
+    const options = { context, config: runConfig, signal, streamFn: this.streamFn };
+    if (request.kind === "prompt") return runIntoSink({ ...options, prompts: request.messages }, emit, keep);
+    assertContinuable(context);
+    return runIntoSink(options, emit, keep);
   }
 
   private createContext(): AgentContext {

@@ -12,7 +12,7 @@ export {
   type AgentLoopActor,
   type CreateAgentLoopActorOptions,
 } from "./agent-loop.js";
-export { Agent, type AgentRunRequest } from "./agent.js";
+export { Agent, type AgentRunRequest, type ApproveOptions } from "./agent.js";
 export { defaultConvertToLlm } from "./agent/agent-input.js";
 export type { AgentListener, AgentOptions, AgentThinkingBudgets, AgentTransport } from "./agent/agent-options.js";
 export { UNKNOWN_MODEL, type AgentInitialState, type AgentState, type AgentTools } from "./agent/agent-state.js";
@@ -21,6 +21,7 @@ export { EventStream, type EventStreamOptions } from "./event-stream.js";
 export { LoopInputError } from "./errors/loop-input-error.js";
 export {
   AgentBusyError,
+  ApprovalError,
   InvalidToolDefinitionError,
   SessionFileError,
   SessionNotFoundError,
@@ -33,7 +34,7 @@ export * from "./sessions/index.js";
 export { INTERRUPTED_BY_RESTART_MESSAGE } from "./dbos/replay-policy.js";
 export { assertToolParameters, TOOL_NAME_PATTERN, toJsonSchema, validateToolArguments } from "./validation.js";
 export { defineTool } from "./define-tool.js";
-export { BLOCKED_MESSAGE } from "./actors/tool-call-actors.js";
+export { BLOCKED_MESSAGE, REJECTED_MESSAGE } from "./actors/tool-call-actors.js";
 export {
   ABORTED_MESSAGE,
   ABORT_GRACE_MS,

@@ -212,7 +212,7 @@ export interface AfterToolCallContext {
   context: AgentContext;
 }
 
-/** Passed to `shouldStopAfterTurn` and `prepareNextTurn`. */
+/** Passed to `shouldStopAfterTurn`, `finishTurn` and `prepareNextTurn`. */
 export interface ShouldStopAfterTurnContext {
   message: AssistantMessage;
   toolResults: ToolResultMessage[];
@@ -221,6 +221,9 @@ export interface ShouldStopAfterTurnContext {
   /** What the run returns if it ends now (prompt runs include the prompts). */
   newMessages: AgentMessage[];
 }
+
+/** pi-agent-core 1.x's name for the context of a completed turn (`finishTurn`, `prepareNextTurn`). */
+export type AgentTurnContext = ShouldStopAfterTurnContext;
 
 /** Passed to `prepareNextTurn`. */
 export interface PrepareNextTurnContext extends ShouldStopAfterTurnContext {
@@ -232,9 +235,54 @@ export interface PrepareNextTurnContext extends ShouldStopAfterTurnContext {
 export interface AgentLoopTurnUpdate {
   /** Replaces system prompt, transcript and tools from the next request on. */
   context?: AgentContext;
+  /**
+   * pi-agent-core 1.x: messages to append before the next request, emitted with
+   * `message_start`/`message_end` like steering messages (and before any steering
+   * message already pending).
+   */
+  messages?: AgentMessage[];
   model?: Model;
   thinkingLevel?: ThinkingLevel;
 }
+
+/** pi-agent-core 1.x: what `finishTurn` decides. `undefined` keeps the loop's own scheduling. */
+export type AgentTurnDecision = { action: "continue" } | { action: "end" };
+
+/**
+ * pi-agent-core 1.x: called after a turn's assistant message and all its tool results,
+ * immediately before `turn_end`. `{ action: "end" }` ends the run (exit reason
+ * `stopped`) without polling a queue or asking `shouldStopAfterTurn`. `{ action:
+ * "continue" }` makes sure of one more request: when tool results, steering or
+ * follow-up messages already lead to one, nothing is added; otherwise the loop asks
+ * once more with the current context. A failed (`error`/`aborted`) response stays a
+ * hard exit: the hook is called, its decision ignored. A throw ends the run with exit
+ * reason `error` naming the hook.
+ */
+export type FinishTurn = (
+  turn: AgentTurnContext,
+  signal?: AbortSignal,
+) => AgentTurnDecision | undefined | void | Promise<AgentTurnDecision | undefined | void>;
+
+/** pi-agent-core 1.x: passed to `prepareRequest`: what the request about to be made would use. */
+export interface PrepareRequestContext {
+  /** The run's context, pending messages already appended. */
+  context: AgentContext;
+  model: Model;
+  thinkingLevel: ThinkingLevel;
+}
+
+/** pi-agent-core 1.x: returned by `prepareRequest`. Given fields replace the run's values for this and every later request. */
+export type AgentRequestUpdate = Omit<AgentLoopTurnUpdate, "messages">;
+
+/**
+ * pi-agent-core 1.x: called immediately before every model request, the first
+ * included, after pending messages were appended and emitted. It polls no queue. A
+ * throw ends the turn with a failed response and the run with exit reason `error`.
+ */
+export type PrepareRequest = (
+  request: PrepareRequestContext,
+  signal?: AbortSignal,
+) => AgentRequestUpdate | undefined | void | Promise<AgentRequestUpdate | undefined | void>;
 
 /** The loop's configuration. Every hook may be async; hooks receive the run's abort signal where noted. */
 export interface AgentLoopConfig extends SimpleStreamOptions {
@@ -250,7 +298,11 @@ export interface AgentLoopConfig extends SimpleStreamOptions {
   getApiKey?: (provider: string) => Promise<string | undefined> | string | undefined;
   /** After `turn_end`: true ends the run at once (`agent_end`, exit reason `stopped`), polling nothing more. */
   shouldStopAfterTurn?: (context: ShouldStopAfterTurnContext) => boolean | Promise<boolean>;
-  /** Before each further turn: may swap context, model or thinking level for it. */
+  /** pi-agent-core 1.x: before `turn_end`, may end the run or ask for one more request (see {@link FinishTurn}). Runs before `shouldStopAfterTurn`. */
+  finishTurn?: FinishTurn;
+  /** pi-agent-core 1.x: before every request, may replace context, model and thinking level from then on (see {@link PrepareRequest}). */
+  prepareRequest?: PrepareRequest;
+  /** Before each further turn: may swap context, model or thinking level for it, or append messages (pi 1.x). */
   prepareNextTurn?: (
     context: PrepareNextTurnContext,
     signal?: AbortSignal,

@@ -23,7 +23,7 @@ import { hookContext, type RunServices } from "../run-environment.js";
 import { validateToolArguments } from "../validation.js";
 import { checkAfterToolCallResult, checkBeforeToolCallResult, checkOutputSchema, normalizeToolResult } from "../tool-result.js";
 
-export { BLOCKED_MESSAGE } from "../../machines/tool-call.machine.js";
+export { BLOCKED_MESSAGE, REJECTED_MESSAGE } from "../../machines/tool-call.machine.js";
 
 const failed = (text: string): SettledToolCall => ({ result: errorResult(text), isError: true });
 
@@ -136,7 +136,8 @@ export function createExecuteToolActor(services: RunServices) {
     const { toolCall } = input;
     let live = true;
     await Promise.resolve();
-    if (signal.aborted) return failed(ABORTED_MESSAGE);
+    // The run may have been aborted since the call was prepared (its preparation can run before the batch starts).
+    if (signal.aborted || services.signal?.aborted) return failed(ABORTED_MESSAGE);
     const tool = services.tool(toolCall.name);
     const onUpdate = (partialResult: AgentToolResult<unknown>) => {
       if (!live || signal.aborted) return;

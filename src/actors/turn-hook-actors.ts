@@ -1,11 +1,13 @@
 /**
  * The named actors that run between turns: steering and follow-up polls,
- * `shouldStopAfterTurn` and `prepareNextTurn`. A hook that throws rejects its
+ * `shouldStopAfterTurn`, `finishTurn` and `prepareNextTurn`; and `prepareRequest`,
+ * before every request. A hook that throws rejects its
  * actor; the chart turns that into exit reason `error` with the hook named.
  */
 import { fromPromise } from "xstate";
-import type { NextTurnUpdate, TurnHookInput } from "../../machines/events.js";
-import type { AgentMessage, ShouldStopAfterTurnContext } from "../types.js";
+import type { NextTurnUpdate, PrepareRequestInput, TurnDecision, TurnHookInput } from "../../machines/events.js";
+import type { AgentLoopTurnUpdate, AgentMessage, AgentRequestUpdate, ShouldStopAfterTurnContext } from "../types.js";
+import { describeValue } from "../describe-value.js";
 import { type RunServices } from "../run-environment.js";
 import { checkSteeringMessages } from "../check-messages.js";
 import { transcriptMessages } from "../../machines/transcript.js";
@@ -26,7 +28,43 @@ async function poll(source: (() => Promise<AgentMessage[]>) | undefined, hookNam
   return checked.value;
 }
 
-/** Creates the four between-turn actors of a run. */
+/**
+ * The chart's update from what `prepareNextTurn` or `prepareRequest` returned: a new
+ * context also swaps the run's tools. Anything but `undefined`/`null` or an object
+ * fails the hook with a text naming it.
+ */
+function updateFrom(services: RunServices, update: AgentLoopTurnUpdate | AgentRequestUpdate | undefined | null | void, hookName: string): NextTurnUpdate | undefined {
+  if (update === undefined || update === null) return undefined;
+  if (typeof update !== "object" || Array.isArray(update)) {
+    throw new TypeError(`${hookName} returned ${describeValue(update)}; expected undefined or { context?, model?, thinkingLevel? }`);
+  }
+  const next: NextTurnUpdate = {};
+  if (update.context) {
+    services.useTools(update.context.tools);
+    next.systemPrompt = update.context.systemPrompt;
+    next.messages = [...update.context.messages];
+    next.sequentialTools = sequentialToolNames(services);
+  }
+  const appended = (update as AgentLoopTurnUpdate).messages;
+  if (appended !== undefined) {
+    const checked = checkSteeringMessages(appended, `${hookName} (its messages)`);
+    if (!checked.ok) throw new TypeError(checked.error);
+    if (checked.value.length > 0) next.append = checked.value;
+  }
+  if (update.model) next.model = update.model;
+  if (update.thinkingLevel) next.thinkingLevel = update.thinkingLevel;
+  return next;
+}
+
+/** What `finishTurn` returned, as the chart's decision; anything else fails the hook with a text naming it. */
+function decisionFrom(returned: unknown): TurnDecision | undefined {
+  if (returned === undefined || returned === null) return undefined;
+  const action = typeof returned === "object" ? (returned as { action?: unknown }).action : undefined;
+  if (action === "end" || action === "continue") return action;
+  throw new TypeError(`finishTurn returned ${describeValue(returned)}; expected undefined, { action: "end" } or { action: "continue" }`);
+}
+
+/** Creates the between-turn and before-request hook actors of a run. */
 export function createTurnHookActors(services: RunServices) {
   const { config } = services;
   return {
@@ -41,17 +79,23 @@ export function createTurnHookActors(services: RunServices) {
         { ...turnContext(services, input), model: input.model, thinkingLevel: input.thinkingLevel },
         services.signal,
       );
-      if (!update) return undefined;
-      const next: NextTurnUpdate = {};
-      if (update.context) {
-        services.useTools(update.context.tools);
-        next.systemPrompt = update.context.systemPrompt;
-        next.messages = [...update.context.messages];
-        next.sequentialTools = sequentialToolNames(services);
-      }
-      if (update.model) next.model = update.model;
-      if (update.thinkingLevel) next.thinkingLevel = update.thinkingLevel;
-      return next;
+      return updateFrom(services, update, "prepareNextTurn");
+    }),
+    finishTurn: fromPromise<TurnDecision | undefined, TurnHookInput>(async ({ input }) =>
+      config.finishTurn ? decisionFrom(await config.finishTurn(turnContext(services, input), services.signal)) : undefined,
+    ),
+    prepareRequest: fromPromise<NextTurnUpdate | undefined, PrepareRequestInput>(async ({ input }) => {
+      if (!config.prepareRequest) return undefined;
+      const tools = services.tools();
+      const update = await config.prepareRequest(
+        {
+          context: { systemPrompt: input.systemPrompt, messages: transcriptMessages(input.messages), ...(tools ? { tools } : {}) },
+          model: input.model,
+          thinkingLevel: input.thinkingLevel,
+        },
+        services.signal,
+      );
+      return updateFrom(services, update, "prepareRequest");
     }),
   };
 }

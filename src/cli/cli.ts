@@ -19,8 +19,17 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   view: async () => (await import("./serve-commands.js")).viewCommand,
   worker: async () => (await import("./dbos-commands.js")).workerCommand,
   enqueue: async () => (await import("./dbos-commands.js")).enqueueCommand,
-  sessions: async () => (await import("./dbos-commands.js")).sessionsCommand,
+  resume: async () => (await import("./session-commands.js")).resumeCommand,
+  sessions: async () => (await import("./session-commands.js")).sessionsCommand,
   recover: async () => (await import("./dbos-commands.js")).recoverCommand,
+  approve: async () => {
+    const { answerCommand } = await import("./dbos-commands.js");
+    return (args, io) => answerCommand("approve", args, io);
+  },
+  reject: async () => {
+    const { answerCommand } = await import("./dbos-commands.js");
+    return (args, io) => answerCommand("reject", args, io);
+  },
 };
 
 /**

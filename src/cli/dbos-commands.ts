@@ -210,3 +210,51 @@ export async function recoverCommand(args: readonly string[], io: CliIo): Promis
     return EXIT_CODES.ok;
   });
 }
+
+/**
+ * `loopchart approve --database-url URL <run-id> <tool-call-id> [--always]` and
+ * `loopchart reject --database-url URL <run-id> <tool-call-id> [--reason TEXT]`: answers a
+ * call of a DBOS run that waits for approval, from any process, also while no worker runs
+ * it (the answer waits in Postgres). Exit 1 when the run does not exist, has ended, or that
+ * call does not wait for an answer (pendingApprovals); a second answer to the same call is dropped.
+ */
+export async function answerCommand(decision: "approve" | "reject", args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseOptions(
+    args,
+    { "database-url": { type: "string" }, always: { type: "boolean" }, reason: { type: "string" } },
+    "loopchart --help",
+  );
+  const url = databaseUrl(values, io, decision);
+  if (positionals.length !== 2) throw new UsageError(`loopchart ${decision} expects a run id and a tool call id, e.g. loopchart ${decision} --database-url … run-7 call_abc (loopchart sessions lists runs).`);
+  if (decision === "approve" && values.reason !== undefined) throw new UsageError("--reason goes with loopchart reject.");
+  if (decision === "reject" && values.always !== undefined) throw new UsageError("--always goes with loopchart approve.");
+  const [runId, toolCallId] = positionals as [string, string];
+  const { answerApproval, pendingApprovals } = await import("../dbos/approval.js");
+  return withClient(url, async (client) => {
+    const status = await client.retrieveWorkflow(runId).getStatus();
+    if (status === null) {
+      io.stderr.write(`loopchart: there is no run ${runId} in this database (loopchart sessions --database-url … lists them).\n`);
+      return EXIT_CODES.error;
+    }
+    if (status.status !== "PENDING" && status.status !== "ENQUEUED") {
+      io.stderr.write(`loopchart: run ${runId} has ended (${status.status}); nothing waits for an answer.\n`);
+      return EXIT_CODES.error;
+    }
+    const waiting = await pendingApprovals(client, runId);
+    if (!waiting.some((call) => call.toolCallId === toolCallId)) {
+      const others = waiting.map((call) => `${call.toolCallId} (${call.toolName})`).join(", ");
+      io.stderr.write(`loopchart: call ${toolCallId} of run ${runId} does not wait for approval${others === "" ? "; none does" : `; waiting: ${others}`}.\n`);
+      return EXIT_CODES.error;
+    }
+    await answerApproval(
+      client,
+      runId,
+      toolCallId,
+      decision === "approve"
+        ? { decision: "approve", ...(values.always === true ? { always: true } : {}) }
+        : { decision: "reject", ...(typeof values.reason === "string" ? { reason: values.reason } : {}) },
+    );
+    io.stdout.write(`${decision === "approve" ? "approved" : "rejected"} ${toolCallId} of run ${runId}\n`);
+    return EXIT_CODES.ok;
+  });
+}

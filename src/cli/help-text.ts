@@ -5,14 +5,19 @@ export const MAIN_HELP = `loopchart — the agent tool-call loop as an XState st
 
 Usage:
   loopchart run [options] "<prompt>"   run one prompt with tools in a directory (--remote: on a DBOS worker)
+                                       (--session <id>: store it as a durable session)
+  loopchart resume <id>                continue a session whose process died mid-run
+  loopchart sessions                   list the stored sessions (id, state, turns, last activity)
   loopchart demo [options]             offline demo: the scripted model in a fresh temp workspace
   loopchart replay <trace.jsonl>       re-render a recorded trace in the terminal
-  loopchart view <trace.jsonl>         serve a recorded trace in the offline viewer (--port N, --host H)
+  loopchart view <trace.jsonl>         serve a recorded trace in the offline viewer and open it (--port N, --host H, --no-open)
   loopchart inspect                    serve the viewer and accept live runs over WebSocket (--port N, --host H)
   loopchart worker --database-url <url> --setup <module>  serve a DBOS queue of runs (docs/DBOS.md)
   loopchart enqueue --database-url <url> "<prompt>"        queue a run on DBOS, print its id (--follow)
-  loopchart sessions --database-url <url>                 list DBOS runs and their states
+  loopchart sessions --database-url <url>                 list DBOS runs and their states instead
   loopchart recover --database-url <url> --executor <id>  hand a dead worker's runs to live workers
+  loopchart approve|reject --database-url <url> <run-id> <tool-call-id>  answer a DBOS run's call that waits
+                                                          for approval (--always / --reason <text>)
   loopchart --help | <command> --help
 
 Examples:
@@ -21,6 +26,7 @@ Examples:
   OPENAI_API_KEY=sk-... loopchart run "Why does npm test fail?"
   loopchart run --model openai-compatible/llama3.2 --base-url http://127.0.0.1:11434/v1 "List the TODOs"
   loopchart replay run.jsonl
+  loopchart run --session fix-tests "Why does npm test fail?"   then, after a crash: loopchart resume fix-tests
 
 Exit codes: 0 completed/terminated/stopped, 1 error, 2 usage, 3 max turns, 130 aborted (Ctrl-C).
 `;
@@ -62,6 +68,12 @@ Options:
       --inspect <ws-url>       Send the run live to a loopchart inspect server, e.g. --inspect ws://127.0.0.1:4242
       --json                   Print every agent event as one JSON line on stdout instead.
                                e.g. --json | jq -c 'select(.type == "tool_execution_end")'
+      --session <id>           Store the run as a durable session (the loop's snapshot, the message
+                               log, each tool call's start) so loopchart resume <id> continues it
+                               if this process dies. An existing finished session goes on with this
+                               prompt after its transcript.  e.g. --session fix-tests
+      --store <dir | sqlite:<file>>  Where sessions live (with --session). Default: .loopchart/sessions/
+                               in the current directory.  e.g. --store sqlite:.loopchart/sessions.db
       --remote                 Queue the run on DBOS (needs --database-url <postgres-url> or
                                DBOS_SYSTEM_DATABASE_URL) and show it as a worker runs it; the
                                worker's --setup module picks model, tools and limits. Also takes
@@ -115,4 +127,41 @@ Exit codes: 0 rendered, 1 unreadable or malformed trace (the message names the l
 
 Example:
   loopchart replay /tmp/loopchart-demo-abc123/trace.jsonl
+`;
+
+/** `loopchart resume --help`. */
+export const RESUME_HELP = `Usage: loopchart resume [options] <session-id>
+
+Continues a session stored by loopchart run --session whose process died (or was killed)
+before its run finished, with the model, tools and --cwd it was started with (API keys come
+from the environment again). A response that was streaming is requested again; tool calls
+that had finished are not run again; a call that was running is run again only if its tool
+is marked replay: "safe" — the built-in tools are not, so such a call gets an error result
+saying it was interrupted by a restart, and the model decides what to do.
+
+Options:
+      --store <dir | sqlite:<file>>  Where the session lives. Default: .loopchart/sessions/
+      --trace <file>   Record the resumed part of the run as JSONL.
+      --json           Print every agent event as one JSON line on stdout instead.
+  -h, --help           Show this help.
+
+Exit codes: as loopchart run; 0 with a note when the session has nothing unfinished.
+
+Example:
+  loopchart run --session fix-tests "Why does npm test fail?"   # killed mid-run
+  loopchart resume fix-tests
+`;
+
+/** `loopchart sessions --help`. */
+export const SESSIONS_HELP = `Usage: loopchart sessions [options]
+
+Lists the stored sessions, most recently active first: id, state (running, awaiting
+approval, done, failed), turns, and the time of the last save. "running" after the
+process is gone means the run was cut off: loopchart resume <id> continues it.
+
+Options:
+      --store <dir | sqlite:<file>>  Where sessions live. Default: .loopchart/sessions/
+      --json           One JSON object per session instead.
+      --database-url <url>  List DBOS runs instead (docs/DBOS.md).
+  -h, --help           Show this help.
 `;

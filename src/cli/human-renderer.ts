@@ -173,6 +173,10 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now }: H
         line(event.isError ? style.red(`✗ ${head}${elapsed} · ${result}`) : `${style.green("✓")} ${head}${style.dim(`${elapsed} · ${result}`)}`);
         return;
       }
+      case "approval_requested":
+        endText();
+        line(style.yellow(`? ${event.toolName} ${summarizeArgs(event.args)} awaits approval (call ${event.toolCallId})`.replace(/ {2,}/g, " ")));
+        return;
       case "warning":
         endText();
         line(style.yellow(`⚠ ${event.message}`));

@@ -4,6 +4,7 @@ import { parseNonNegativeInt, parseOptions, parsePositiveInt } from "./parse-opt
 import { DEFAULT_TOOL_NAMES, TOOL_NAMES } from "./cli-defaults.js";
 import { parseToolList } from "./resolve-tools.js";
 import { UsageError } from "./usage-error.js";
+import { SESSION_ID_PATTERN } from "../sessions/session-store.js";
 
 /** `loopchart run`'s options, validated. */
 export interface RunArgs {
@@ -26,6 +27,10 @@ export interface RunArgs {
   /** `--inspect ws://127.0.0.1:N`: a `loopchart inspect` server to send the run to live. */
   inspectUrl?: string;
   json: boolean;
+  /** `--session <id>`: store the run as this durable session (continuing it when it exists). */
+  session?: string;
+  /** `--store <dir | sqlite:file>`: where sessions live; only with `--session`. */
+  store?: string;
 }
 
 /** The `util.parseArgs` options of `loopchart run`. */
@@ -41,6 +46,8 @@ export const RUN_OPTIONS = {
   trace: { type: "string" },
   inspect: { type: "string" },
   json: { type: "boolean" },
+  session: { type: "string" },
+  store: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -59,6 +66,12 @@ export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs 
     throw new UsageError("Give either --tools <list> or --all-tools, not both.");
   }
   const tools = values["all-tools"] === true ? [...TOOL_NAMES] : values.tools !== undefined ? parseToolList(String(values.tools)) : [...DEFAULT_TOOL_NAMES];
+  const session = stringValue(values.session, "--session");
+  if (session !== undefined && !SESSION_ID_PATTERN.test(session)) {
+    throw new UsageError(`--session expects an id of 1–128 letters, digits, ".", "_" or "-" (starting with a letter or digit), e.g. --session fix-tests; got "${session}".`);
+  }
+  const store = stringValue(values.store, "--store");
+  if (store !== undefined && session === undefined) throw new UsageError("--store only applies with --session <id>, e.g. --session fix-tests --store sqlite:sessions.db.");
   const cwd = resolve(baseDir, typeof values.cwd === "string" ? values.cwd : ".");
   if (!help) checkDirectory(cwd);
   return {
@@ -74,6 +87,8 @@ export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs 
     tracePath: typeof values.trace === "string" ? resolve(baseDir, nonEmpty(values.trace, "--trace")) : undefined,
     inspectUrl: typeof values.inspect === "string" ? wsUrl(values.inspect) : undefined,
     json: values.json === true,
+    ...(session === undefined ? {} : { session }),
+    ...(store === undefined ? {} : { store }),
   };
 }
 

@@ -39,7 +39,8 @@ const WORKER_SIDE_OPTIONS = ["--model", "-m", "--base-url", "--tools", "--all-to
  * `loopchart run --remote --database-url URL [--queue Q] [--id ID] [--meta k=v]… [--system S]
  * [--json] "<prompt>"`. Enqueues the run (an `--id` that exists already attaches to that run),
  * renders its events while a worker runs it, and resolves to the exit code of its exit
- * reason (1 when the workflow failed without one). Ctrl-C stops following, not the run:
+ * reason (1 when the workflow failed without one). A call that waits for approval is shown
+ * with the `loopchart approve` command that answers it. Ctrl-C stops following, not the run:
  * exit code 130, the run goes on. Throws {@link UsageError} for a bad command line.
  */
 export async function remoteRunCommand(args: readonly string[], io: CliIo): Promise<number> {
@@ -93,6 +94,9 @@ export async function remoteRunCommand(args: readonly string[], io: CliIo): Prom
         const event: AgentEvent = next.value;
         observeEvent(stats, event);
         renderer.render(event, Date.now());
+        if (event.type === "approval_requested") {
+          renderer.notice(`${event.toolName} (${event.toolCallId}) waits for approval: ${io.invokedAs} approve --database-url … ${id} ${event.toolCallId}  (or reject … --reason "…")`);
+        }
       }
     } finally {
       removeInterrupt();

@@ -2,7 +2,11 @@ import { prepareOutputPath } from "./prepare-output-path.js";
 import type { CliIo } from "./cli-io.js";
 import { EXIT_CODES } from "./exit-codes.js";
 import { RUN_HELP } from "./help-text.js";
-import { parseRunArgs } from "./parse-run-args.js";
+import { parseRunArgs, type RunArgs } from "./parse-run-args.js";
+import type { ResolvedModel } from "./resolve-model.js";
+import type { DurableSessionOptions, SessionOutcome } from "./run-session.js";
+import type { CliSessionMeta } from "./session-meta.js";
+import type { AgentTool } from "../types.js";
 import { readAll } from "./read-stdin.js";
 import { resolveModel } from "./resolve-model.js";
 import { createTools } from "./resolve-tools.js";
@@ -27,9 +31,41 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   const resolved = await resolveModel({ spec: parsed.model, baseUrl: parsed.baseUrl, env: io.env, cwd: io.cwd });
   if (resolved.provider === "scripted") io.stderr.write(`${scriptedModelNote(resolved.spec, io.invokedAs)}\n`);
   const tools = await createTools(parsed.tools, parsed.cwd);
+  if (parsed.session === undefined) return finishRun(await startRun(parsed, args, io, prompt, resolved, tools), parsed, io);
+  const { openCliStore, prepareRunSession, reportingSessionErrors } = await import("./session-commands.js");
+  const store = await openCliStore(parsed.store, io);
+  try {
+    return await reportingSessionErrors(io, async () => {
+      const meta: CliSessionMeta = {
+        cli: 1,
+        model: resolved.spec,
+        ...(parsed.baseUrl === undefined ? {} : { baseUrl: parsed.baseUrl }),
+        tools: parsed.tools,
+        cwd: parsed.cwd,
+        ...(parsed.maxTurns === undefined ? {} : { maxTurns: parsed.maxTurns }),
+        ...(parsed.maxRetries === undefined ? {} : { maxRetries: parsed.maxRetries }),
+      };
+      const durable = await prepareRunSession(store, parsed.session as string, meta, io, parsed.store);
+      return finishRun(await startRun(parsed, args, io, prompt, resolved, tools, durable), parsed, io);
+    });
+  } finally {
+    await store.close();
+  }
+}
+
+async function startRun(
+  parsed: RunArgs,
+  args: readonly string[],
+  io: CliIo,
+  prompt: string,
+  resolved: ResolvedModel,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of any schema, as AgentContext.tools
+  tools: AgentTool<any, any>[],
+  durable?: DurableSessionOptions,
+): Promise<SessionOutcome> {
   // Loaded only once the command line is valid: it brings the loop engine.
   const { runSession } = await import("./run-session.js");
-  const outcome = await runSession({
+  return runSession({
     io,
     prompt,
     resolved,
@@ -42,7 +78,11 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     ...(parsed.inspectUrl === undefined ? {} : { inspectUrl: parsed.inspectUrl }),
     json: parsed.json,
     argv: ["run", ...args],
+    ...(durable ? { durable } : {}),
   });
+}
+
+function finishRun(outcome: SessionOutcome, parsed: RunArgs, io: CliIo): number {
   if (outcome.tracePath !== undefined && !parsed.json) {
     io.stderr.write(`Trace written to ${outcome.tracePath}\nReplay it with: ${io.invokedAs} replay ${outcome.tracePath}\n`);
   }

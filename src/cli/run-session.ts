@@ -1,6 +1,9 @@
 import type { InspectionEvent } from "xstate";
 import { agentLoop } from "../index.js";
-import type { AgentEvent, AgentMessage, AgentTool, ExitReason, Message } from "../types.js";
+import type { AgentContext, AgentEvent, AgentLoopConfig, AgentMessage, AgentTool, ExitReason, Message, Model, StreamFn } from "../types.js";
+import { EventStream } from "../event-stream.js";
+import { runDurably } from "../sessions/durable-run.js";
+import type { SessionStore } from "../sessions/session-store.js";
 import type { CliIo } from "./cli-io.js";
 import type { EventRenderer } from "./event-renderer.js";
 import { EXIT_CODES, exitCodeFor } from "./exit-codes.js";
@@ -17,9 +20,22 @@ import { UsageError } from "./usage-error.js";
 /** After Ctrl-C, how long the run may take to wind down before the CLI exits anyway. */
 export const ABORT_GRACE_MS = 2000;
 
+/** `--session`: the run is stored in (and continues) a durable session. */
+export interface DurableSessionOptions {
+  store: SessionStore;
+  id: string;
+  /** Restore the session's unfinished run (`loopchart resume`) instead of prompting. */
+  restore: boolean;
+  /** The session's transcript so far (the new prompt goes after it). */
+  messages: AgentMessage[];
+  /** What `loopchart resume` needs to rebuild the run (model spec, tools, cwd…). */
+  meta: Record<string, unknown>;
+}
+
 /** Options of {@link runSession}. */
 export interface SessionOptions {
   io: CliIo;
+  /** The prompt; ignored when restoring a durable session's run. */
   prompt: string;
   resolved: ResolvedModel;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of any schema, as AgentContext.tools
@@ -38,6 +54,8 @@ export interface SessionOptions {
   json: boolean;
   /** The CLI's arguments, for the trace header (redacted there). */
   argv: readonly string[];
+  /** Store the run as a durable session. */
+  durable?: DurableSessionOptions;
 }
 
 /** How a session ended. */
@@ -93,11 +111,11 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
 
   let exitCode: number = EXIT_CODES.error;
   let failure: string | undefined;
+  let durableEnd: Promise<string | undefined> | undefined;
   try {
-    const stream = agentLoop(
-      [{ role: "user", content: options.prompt, timestamp: Date.now() }],
-      { systemPrompt: options.systemPrompt, messages: [], tools: options.tools },
-      {
+    const prompts: AgentMessage[] = [{ role: "user", content: options.prompt, timestamp: Date.now() }];
+    const context = { systemPrompt: options.systemPrompt, messages: options.durable?.messages ?? [], tools: options.tools };
+    const config: AgentLoopConfig = {
         model: resolved.model,
         convertToLlm,
         maxTurns: options.maxTurns,
@@ -112,18 +130,25 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
               },
             }
           : {}),
-      },
-      controller.signal,
-      resolved.streamFn,
-    );
+    };
+    let stream: AsyncIterable<AgentEvent>;
+    if (options.durable) {
+      const durable = startDurable(options.durable, { prompts, context, config, signal: controller.signal, streamFn: resolved.streamFn, systemPrompt: options.systemPrompt, model: resolved.model });
+      stream = durable.events;
+      durableEnd = durable.end;
+    } else {
+      stream = agentLoop(prompts, context, config, controller.signal, resolved.streamFn);
+    }
     const events = stream[Symbol.asyncIterator]();
     let ended = false;
+    let forcedOut = false;
     for (;;) {
       const next = await Promise.race([events.next(), forced]);
       if (next === "forced") {
         renderer.notice("The run did not stop in time; quitting.");
         exitCode = EXIT_CODES.aborted;
         stats.exitReason = "aborted";
+        forcedOut = true;
         break;
       }
       if (next.done === true) break;
@@ -135,9 +160,12 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
       renderer.render(event, t);
       if (event.type === "agent_end") ended = true;
     }
-    if (stats.exitReason !== undefined) exitCode = exitCodeFor(stats.exitReason);
+    // Quitting at once leaves a durable session as its last save had it (resumable).
+    const durableFailure = forcedOut ? undefined : await durableEnd;
+    if (durableFailure !== undefined) failure = `the session could not be saved: ${durableFailure}`;
+    if (stats.exitReason !== undefined) exitCode = durableFailure === undefined ? exitCodeFor(stats.exitReason) : EXIT_CODES.error;
     else if (controller.signal.aborted) exitCode = EXIT_CODES.aborted;
-    else if (!ended) failure = "the run ended without an agent_end event";
+    else if (!ended) failure ??= "the run ended without an agent_end event";
     else exitCode = stats.lastError === undefined ? EXIT_CODES.ok : EXIT_CODES.error;
   } catch (error) {
     failure = error instanceof Error ? error.message : String(error);
@@ -158,6 +186,43 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
   }
   if (trace !== undefined && options.json) io.stderr.write(`Trace written to ${trace.path}\n`);
   return { exitCode, exitReason: stats.exitReason, stats, tracePath: trace?.path };
+}
+
+/**
+ * Runs the loop as a durable session: its events as a stream, and `end`, which
+ * resolves once the session's last save is durable — with the failure's message
+ * when a save (or the session's precondition) failed.
+ */
+function startDurable(
+  durable: DurableSessionOptions,
+  run: { prompts: AgentMessage[]; context: AgentContext; config: AgentLoopConfig; signal: AbortSignal; streamFn: StreamFn; systemPrompt: string; model: Model },
+): { events: AsyncIterable<AgentEvent>; end: Promise<string | undefined> } {
+  const events = new EventStream<AgentEvent, AgentMessage[]>(
+    (event) => event.type === "agent_end",
+    (event) => (event.type === "agent_end" ? event.messages : []),
+  );
+  const end = runDurably({
+    store: durable.store,
+    sessionId: durable.id,
+    prompts: durable.restore ? "restore" : run.prompts,
+    context: run.context,
+    config: run.config,
+    emit: (event) => events.push(event),
+    signal: run.signal,
+    streamFn: run.streamFn,
+    agent: { systemPrompt: run.systemPrompt, model: run.model, thinkingLevel: run.config.thinkingLevel ?? "off" },
+    meta: durable.meta,
+  }).then(
+    () => {
+      events.end();
+      return undefined;
+    },
+    (error: unknown) => {
+      events.end();
+      return error instanceof Error ? error.message : String(error);
+    },
+  );
+  return { events, end };
 }
 
 async function openTrace(options: SessionOptions, redactor: ReturnType<typeof createRedactor>): Promise<TraceWriter> {

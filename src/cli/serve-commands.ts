@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import type { CliIo } from "./cli-io.js";
 import { EXIT_CODES } from "./exit-codes.js";
 import { TraceFormatError } from "./trace-format-error.js";
+import { openUrl } from "./open-url.js";
 import { loadTrace } from "./trace-reader.js";
 import { UsageError } from "./usage-error.js";
 import { DEFAULT_VIEWER_HOST, startViewerServer, type ViewerServer } from "./viewer-server.js";
@@ -31,7 +32,10 @@ export async function inspectCommand(args: readonly string[], io: CliIo): Promis
   return untilInterrupted(server, io);
 }
 
-/** `loopchart view <trace.jsonl> [--port N] [--host H] [--no-open]`: serves a recorded run. A bad trace: names file and line, exit 1. */
+/**
+ * `loopchart view <trace.jsonl> [--port N] [--host H] [--no-open]`: serves a recorded run and
+ * opens it in the browser (not with `--no-open`). A bad trace: names file and line, exit 1.
+ */
 export async function viewCommand(args: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...args],
@@ -55,5 +59,6 @@ export async function viewCommand(args: readonly string[], io: CliIo): Promise<n
   const server = await startViewerServer({ port: portOf(values.port), host: values.host ?? DEFAULT_VIEWER_HOST });
   server.addRun(path, trace.records);
   io.stdout.write(`Viewer: ${server.url}\n`);
+  if (values["no-open"] !== true) openUrl(server.url, (message) => io.stderr.write(`loopchart view: ${message}\n`));
   return untilInterrupted(server, io);
 }

@@ -2,10 +2,10 @@ import type { SanitizedInspectionEvent } from "../inspection/sanitize.js";
 import type { AgentEvent, ExitReason } from "../types.js";
 
 /** The version written in every trace header; bumped on incompatible changes. Readers also accept {@link READABLE_TRACE_VERSIONS}. */
-export const TRACE_FORMAT_VERSION = 2;
+export const TRACE_FORMAT_VERSION = 3;
 
-/** Versions `parseTrace` reads: 1 (agent events only) and 2 (agent and inspection events). */
-export const READABLE_TRACE_VERSIONS = [1, 2] as const;
+/** Versions `parseTrace` reads: 1 (agent events only), 2 (agent and inspection events), 3 (`message_update` lines without the message a reader can rebuild). */
+export const READABLE_TRACE_VERSIONS = [1, 2, 3] as const;
 
 /** The first line of a trace file. See docs/TRACE_FORMAT.md. */
 export interface TraceHeader {

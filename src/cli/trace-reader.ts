@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
-import type { AgentEvent, AssistantMessage } from "../types.js";
+import type { AgentEvent } from "../types.js";
 import { TraceFormatError } from "./trace-format-error.js";
+import { createMessageUpdateRestorer } from "./message-update-lines.js";
 import {
   READABLE_TRACE_VERSIONS,
   TRACE_FORMAT_VERSION,
@@ -14,7 +15,7 @@ import { describeIssue, traceEndSchema, traceEventSchema, traceHeaderSchema, tra
 /** A parsed trace. */
 export interface Trace {
   header: TraceHeader;
-  /** Agent events in file order, with `message_update` partials restored. */
+  /** Agent events in file order, with `message_update` messages and partials restored. */
   events: TraceEventLine[];
   /** Agent and inspection lines interleaved in file order (version 1 traces hold agent events only). */
   records: (TraceEventLine | TraceInspectionLine)[];
@@ -31,15 +32,18 @@ export interface Trace {
  */
 export function parseTrace(text: string, file?: string): Trace {
   const lines = text.split("\n");
-  // The element after the last newline is "" for a complete file, or a cut-off line.
-  lines.pop();
+  // The element after the last newline is "" for a complete file, or a cut-off line —
+  // unless it is the only line: a file without a newline is read as that one line (not "empty").
+  if (lines.length > 1 || lines[0]?.trim() === "") lines.pop();
   const fail = (message: string, line: number): never => {
     throw new TraceFormatError(message, line, file);
   };
-  if (lines.length === 0) fail("the file is empty; expected a trace_header line", 1);
+  if (lines.length === 0 || (lines.length === 1 && lines[0]?.trim() === "")) fail("the file is empty; expected a trace_header line", 1);
 
-  const first = parseLine(lines[0], 1, file);
-  if (!isRecord(first) || first.type !== "trace_header") fail('expected the first line to be {"type":"trace_header",…}', 1);
+  const first = parseHeaderLine(lines[0] as string, file);
+  if (!isRecord(first) || first.type !== "trace_header") {
+    fail(`expected the first line to be {"type":"trace_header",…}, got ${describeFirstLine(first)}`, 1);
+  }
   const version = (first as Record<string, unknown>).version;
   if (!(READABLE_TRACE_VERSIONS as readonly unknown[]).includes(version)) {
     fail(`unsupported trace version ${String(version)}; this loopchart reads versions ${READABLE_TRACE_VERSIONS.join(" and ")} (writes ${TRACE_FORMAT_VERSION})`, 1);
@@ -48,6 +52,7 @@ export function parseTrace(text: string, file?: string): Trace {
   if (!header.success) fail(`bad trace_header: ${describeIssue(header.error)}`, 1);
 
   const events: TraceEventLine[] = [];
+  const restore = createMessageUpdateRestorer();
   const records: (TraceEventLine | TraceInspectionLine)[] = [];
   let end: TraceEnd | undefined;
   for (let index = 1; index < lines.length; index += 1) {
@@ -71,7 +76,7 @@ export function parseTrace(text: string, file?: string): Trace {
     }
     const parsed = traceEventSchema.safeParse(value);
     if (!parsed.success) fail(`bad agent event: ${describeIssue(parsed.error)}`, lineNumber);
-    const line = { t: (value as { t: number }).t, event: restoreEvent((value as { event: AgentEvent }).event) };
+    const line = { t: (value as { t: number }).t, event: restore((value as { event: AgentEvent }).event) };
     events.push(line);
     records.push(line);
   }
@@ -91,14 +96,24 @@ function parseLine(line: string, lineNumber: number, file: string | undefined): 
   }
 }
 
+/** The first line, parsed; a line that is not JSON means the file is not a trace at all. */
+function parseHeaderLine(line: string, file: string | undefined): unknown {
+  try {
+    return JSON.parse(line) as unknown;
+  } catch (error) {
+    throw new TraceFormatError(`the first line is not JSON (${(error as Error).message}); a trace starts with a {"type":"trace_header",…} line`, 1, file);
+  }
+}
+
+/** A short description of a first line that is JSON but not a trace header. */
+function describeFirstLine(value: unknown): string {
+  if (isRecord(value)) return typeof value.type === "string" ? `an object of type ${JSON.stringify(value.type)}` : "an object without a type";
+  if (Array.isArray(value)) return "an array";
+  return value === null ? "null" : `a ${typeof value}`;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Puts back the `partial` the writer left out of `message_update` events. */
-function restoreEvent(event: AgentEvent): AgentEvent {
-  if (event.type !== "message_update" || "partial" in event.assistantMessageEvent) return event;
-  const partial = event.message as AssistantMessage;
-  const restored = { ...event.assistantMessageEvent, partial } as unknown as typeof event.assistantMessageEvent;
-  return { ...event, assistantMessageEvent: restored };
-}
+

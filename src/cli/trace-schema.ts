@@ -12,12 +12,13 @@ const AGENT_EVENT_TYPES = [
   "tool_execution_start",
   "tool_execution_update",
   "tool_execution_end",
+  "approval_requested",
   "warning",
 ] as const;
 
 export const traceHeaderSchema = z.object({
   type: z.literal("trace_header"),
-  version: z.union([z.literal(1), z.literal(2)]),
+  version: z.union([z.literal(1), z.literal(2), z.literal(3)]),
   startedAt: z.string(),
   model: z.string().optional(),
   cwd: z.string().optional(),
@@ -36,11 +37,13 @@ export const traceEventSchema = z.object({
     z.looseObject({ type: z.literal("turn_start") }),
     z.looseObject({ type: z.literal("turn_end"), message, toolResults: z.array(message) }),
     z.looseObject({ type: z.literal("message_start"), message }),
-    z.looseObject({ type: z.literal("message_update"), message, assistantMessageEvent: z.looseObject({ type: z.string() }) }),
+    // From version 3 a delta line may leave out `message` (the reader rebuilds it).
+    z.looseObject({ type: z.literal("message_update"), message: message.optional(), assistantMessageEvent: z.looseObject({ type: z.string() }) }),
     z.looseObject({ type: z.literal("message_end"), message }),
     z.looseObject({ type: z.literal("tool_execution_start"), toolCallId: z.string(), toolName: z.string() }),
     z.looseObject({ type: z.literal("tool_execution_update"), toolCallId: z.string(), toolName: z.string() }),
     z.looseObject({ type: z.literal("tool_execution_end"), toolCallId: z.string(), toolName: z.string(), isError: z.boolean() }),
+    z.looseObject({ type: z.literal("approval_requested"), toolCallId: z.string(), toolName: z.string() }),
     z.looseObject({ type: z.literal("warning"), reason: z.string(), message: z.string() }),
   ]),
 });

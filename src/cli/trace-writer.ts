@@ -2,6 +2,7 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import type { InspectionEvent } from "xstate";
 import { toTraceInspection } from "../inspection/trace-record.js";
 import { prepareOutputPath } from "./prepare-output-path.js";
+import { createMessageUpdateCompactor } from "./message-update-lines.js";
 import type { AgentEvent } from "../types.js";
 import type { Redactor } from "./redact.js";
 import { TRACE_FORMAT_VERSION, type TraceEnd, type TraceHeader } from "./trace-format.js";
@@ -20,11 +21,15 @@ export interface TraceWriterOptions {
  * then `{ t, event }` per agent event and `{ t, inspect }` per inspection event passed to {@link inspect}, then a `trace_end` line on {@link close}.
  *
  * Lines are handed to an `fs.WriteStream` at once; `close` waits until everything is on
- * disk. `message_update` events are written without `assistantMessageEvent.partial`,
- * which is the same message as the event's `message` (readers restore it).
+ * disk. `message_update` events are written without `assistantMessageEvent.partial`
+ * (the same message as the event's `message`), and deltas without the `message` a
+ * reader rebuilds ({@link createMessageUpdateCompactor}), so a long streamed answer
+ * costs its length, not its length times its deltas.
  */
 export class TraceWriter {
   private closed = false;
+  /** Leaves out of `message_update` lines the message a reader rebuilds. */
+  private readonly compact = createMessageUpdateCompactor();
   /** The first error the file system reported while writing, if any. */
   private failure: Error | undefined;
 
@@ -57,7 +62,7 @@ export class TraceWriter {
 
   /** Appends one event line. Ignored after {@link close}. */
   write(event: AgentEvent, t: number = Date.now()): void {
-    this.writeLine({ t, event: compactEvent(event) });
+    this.writeLine({ t, event: this.compact(event) });
   }
 
   /** Appends one inspection line (sanitized, snapshots summarized). Ignored after {@link close}; kinds traces leave out are skipped. */
@@ -92,12 +97,6 @@ export class TraceWriter {
   }
 }
 
-/** Drops the duplicate partial message of `message_update` events. */
-function compactEvent(event: AgentEvent): AgentEvent {
-  if (event.type !== "message_update" || !("partial" in event.assistantMessageEvent)) return event;
-  const { partial: _partial, ...rest } = event.assistantMessageEvent;
-  return { ...event, assistantMessageEvent: rest as typeof event.assistantMessageEvent };
-}
 
 /** A trace could not be written completely; `cause` is the file system's error. */
 export class TraceWriteError extends Error {

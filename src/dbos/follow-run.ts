@@ -25,3 +25,4 @@ export async function* followRunEvents(reader: DbosStreamReader, workflowID: str
     yield item.event;
   }
 }
+

@@ -5,7 +5,26 @@
 export { registerLoopWorkflow, type DbosLoop, type DbosLoopOptions, type DbosRunInput, type DbosRunOutput, type DbosRunSetup, type DbosStartParams } from "./loop-workflow.js";
 export { EVENTS_STREAM_KEY, type DbosStreamedEvent } from "./event-channel.js";
 export { followRunEvents, type DbosStreamReader } from "./follow-run.js";
+export {
+  APPROVAL_REQUESTED_STEP,
+  answerApproval,
+  approvalTopic,
+  pendingApprovals,
+  type DbosApprovalAnswer,
+  type DbosApprovalWake,
+  type DbosMessageSender,
+  type DbosPendingApproval,
+  type DbosStepLister,
+} from "./approval.js";
 export { INTERRUPTED_BY_RESTART_MESSAGE, replayOf, type DbosReplay } from "./replay-policy.js";
 export { InterruptedByRestartError, type SafeRetry } from "./durable-tools.js";
-export { DBOS_APP_NAME, DEFAULT_DBOS_QUEUE, DEFAULT_LOOP_WORKFLOW_NAME, DEFAULT_WORKER_CONCURRENCY, QUEUE_POLLING_INTERVAL_MS } from "./constants.js";
+export {
+  APPROVAL_TOPIC_PREFIX,
+  APPROVAL_WAIT_SECONDS,
+  DBOS_APP_NAME,
+  DEFAULT_DBOS_QUEUE,
+  DEFAULT_LOOP_WORKFLOW_NAME,
+  DEFAULT_WORKER_CONCURRENCY,
+  QUEUE_POLLING_INTERVAL_MS,
+} from "./constants.js";
 export { startWorker, type DbosWorker, type DbosWorkerOptions } from "./worker.js";

@@ -4,9 +4,10 @@
  * workflow and finished steps return their checkpointed results.
  */
 import { DBOS, type WorkflowHandle } from "@dbos-inc/dbos-sdk";
+import type { ApprovalDecisionEvent } from "../../machines/events.js";
 import { createAgentLoopActor } from "../agent-loop.js";
 import type { AgentEvent, AgentLoopConfig, AgentMessage, AgentTool, StreamFn } from "../types.js";
-import { approvalTopic, type DbosApprovalAnswer, type DbosApprovalWake } from "./approval.js";
+import { APPROVAL_REQUESTED_STEP, approvalTopic, type DbosApprovalAnswer, type DbosApprovalWake, type DbosPendingApproval } from "./approval.js";
 import { CallSequencer } from "./call-sequencer.js";
 import { APPROVAL_WAIT_SECONDS, DEFAULT_LOOP_WORKFLOW_NAME } from "./constants.js";
 import { durableStreamFn } from "./durable-stream.js";
@@ -68,19 +69,19 @@ export interface DbosLoop {
 
 /** Feeds the sequencer the chart's decisions about each call, in event order. */
 function observe(sequencer: CallSequencer, event: AgentEvent): void {
-  const kind = (event as { type: string }).type;
   if (event.type === "message_end" && (event.message as { role?: string }).role === "assistant") {
     const content = (event.message as { content?: Array<{ type: string; id?: string }> }).content ?? [];
     sequencer.beginBatch(content.filter((block) => block.type === "toolCall").map((block) => block.id as string));
   } else if (event.type === "tool_execution_start") sequencer.started(event.toolCallId);
   else if (event.type === "tool_execution_end") sequencer.settled(event.toolCallId);
-  else if (kind === "approval_requested") sequencer.approvalRequested((event as unknown as { toolCallId: string }).toolCallId);
+  else if (event.type === "approval_requested") sequencer.approvalRequested(event.toolCallId);
 }
 
-// The loop's approval events (tool.approve / tool.reject), as the approval engine defines them.
-type ApprovalDecision = { type: "tool.approve"; toolCallId: string; always?: boolean } | { type: "tool.reject"; toolCallId: string; reason?: string };
-const approveEvent = (toolCallId: string, always: boolean | undefined): never => ({ type: "tool.approve", toolCallId, ...(always ? { always } : {}) }) satisfies ApprovalDecision as never;
-const rejectEvent = (toolCallId: string, reason: string | undefined): never => ({ type: "tool.reject", toolCallId, ...(reason === undefined ? {} : { reason }) }) satisfies ApprovalDecision as never;
+/** The loop event that carries `answer` to the call `toolCallId`. */
+function decisionEvent(toolCallId: string, answer: DbosApprovalAnswer): ApprovalDecisionEvent {
+  if (answer.decision === "approve") return { type: "tool.approve", toolCallId, ...(answer.always === true ? { always: true } : {}) };
+  return { type: "tool.reject", toolCallId, ...(answer.reason === undefined ? {} : { reason: answer.reason }) };
+}
 
 function promptMessages(prompt: DbosRunInput["prompt"]): AgentMessage[] {
   if (typeof prompt !== "string") return prompt;
@@ -97,13 +98,15 @@ export function registerLoopWorkflow(options: DbosLoopOptions): DbosLoop {
     const setup = await options.createRun(input);
     const channel = createEventChannel(options.streamEvents ?? true);
     const waits = new Map<string, Promise<void>>();
+    const toolNames = new Map<string, string>();
     const answers: Array<{ toolCallId: string; answer: DbosApprovalAnswer }> = [];
     let deliver: (toolCallId: string, answer: DbosApprovalAnswer) => void = (toolCallId, answer) => answers.push({ toolCallId, answer });
     const sequencer = new CallSequencer({
       awaitApproval(toolCallId) {
         // Both reserve their step numbers now, at the call's slot: the flush writes the
         // approval request to the event stream while the wait goes on.
-        channel.step("loopchart.approval.requested", async () => toolCallId).catch(() => {});
+        const pending: DbosPendingApproval = { toolCallId, toolName: toolNames.get(toolCallId) ?? "" };
+        channel.step(APPROVAL_REQUESTED_STEP, async () => pending).catch(() => {});
         const received = DBOS.recv<DbosApprovalAnswer | DbosApprovalWake>(approvalTopic(toolCallId), { timeoutSeconds: APPROVAL_WAIT_SECONDS });
         waits.set(
           toolCallId,
@@ -120,10 +123,11 @@ export function registerLoopWorkflow(options: DbosLoopOptions): DbosLoop {
     const context = { systemPrompt: input.systemPrompt ?? "", messages: input.messages ?? [], tools };
     const onEvent = (event: AgentEvent): void => {
       channel.push(event);
+      if (event.type === "approval_requested") toolNames.set(event.toolCallId, event.toolName);
       observe(sequencer, event);
     };
     const actor = createAgentLoopActor({ prompts: promptMessages(input.prompt), context, config: setup.config, ...(streamFn ? { streamFn } : {}), onEvent });
-    deliver = (toolCallId, answer) => actor.send(answer.decision === "approve" ? approveEvent(toolCallId, answer.always) : rejectEvent(toolCallId, answer.reason));
+    deliver = (toolCallId, answer) => actor.send(decisionEvent(toolCallId, answer));
     const output = await new Promise<{ messages: AgentMessage[] }>((resolve, reject) => {
       actor.subscribe({ complete: () => resolve(actor.getSnapshot().output as { messages: AgentMessage[] }), error: reject });
       actor.start();

@@ -7,3 +7,4 @@ export { AgentBusyError } from "./agent-busy-error.js";
 export { SessionFileError } from "./session-file-error.js";
 export { SessionVersionError } from "./session-version-error.js";
 export { SessionNotFoundError } from "./session-not-found-error.js";
+export { ApprovalError } from "./approval-error.js";

@@ -9,6 +9,7 @@ import { createRedactor } from "../cli/redact.js";
 import { TRACE_FORMAT_VERSION, type TraceEnd, type TraceHeader } from "../cli/trace-format.js";
 import type { AgentEvent } from "../types.js";
 import { toTraceInspection } from "./trace-record.js";
+import { createMessageUpdateCompactor } from "../cli/message-update-lines.js";
 
 /** Lines are collected into one string and written once it passes this many characters (and on close). */
 export const TRACE_FLUSH_CHARS = 64 * 1024;
@@ -74,6 +75,8 @@ export function recordTrace({ file, header = {}, secrets = [] }: RecordTraceOpti
     if (buffer.length >= TRACE_FLUSH_CHARS) flush();
   };
 
+  // message_update lines leave out the message a reader rebuilds (docs/TRACE_FORMAT.md).
+  const compact = createMessageUpdateCompactor();
   const head: TraceHeader = { type: "trace_header", version: TRACE_FORMAT_VERSION, startedAt: new Date().toISOString(), ...header };
   write(head);
 
@@ -85,7 +88,7 @@ export function recordTrace({ file, header = {}, secrets = [] }: RecordTraceOpti
     },
     onEvent(event) {
       if (event.type === "agent_end") exitReason = event.exitReason;
-      write({ t: Date.now(), event: compactEvent(event) });
+      write({ t: Date.now(), event: compact(event) });
     },
     async close() {
       if (!closed) {
@@ -102,11 +105,4 @@ export function recordTrace({ file, header = {}, secrets = [] }: RecordTraceOpti
       if (failure) throw failure;
     },
   };
-}
-
-/** Drops the duplicate partial message of `message_update` events (readers restore it). */
-function compactEvent(event: AgentEvent): AgentEvent {
-  if (event.type !== "message_update" || !("partial" in event.assistantMessageEvent)) return event;
-  const { partial: _partial, ...rest } = event.assistantMessageEvent;
-  return { ...event, assistantMessageEvent: rest as typeof event.assistantMessageEvent };
 }

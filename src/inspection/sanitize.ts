@@ -30,9 +30,10 @@ function truncate(text: string, limit: number): string {
  * A JSON-serializable copy of `value`: strings over `maxString` characters truncated, functions
  * and symbols dropped, actor refs replaced by `{ actorId }`, fields named like secrets
  * (`apiKey`, `Authorization`, …) and `sk-…` keys replaced by `[REDACTED]`. Never throws;
- * never mutates `value`. Cycles and depth past {@link MAX_INSPECTED_DEPTH} become `"[…]"`.
+ * never mutates `value`. Cycles and depth past {@link MAX_INSPECTED_DEPTH} become `"[…]"`;
+ * arrays longer than `maxArrayItems` become `"[N items]"` without being walked.
  */
-export function sanitizeValue(value: unknown, maxString: number = MAX_INSPECTED_STRING_LENGTH): unknown {
+export function sanitizeValue(value: unknown, maxString: number = MAX_INSPECTED_STRING_LENGTH, maxArrayItems: number = Number.POSITIVE_INFINITY): unknown {
   const seen = new WeakSet<object>();
   const walk = (current: unknown, depth: number): unknown => {
     if (typeof current === "string") return truncate(current, maxString);
@@ -44,6 +45,7 @@ export function sanitizeValue(value: unknown, maxString: number = MAX_INSPECTED_
     seen.add(current);
     try {
       if (current instanceof Error) return { name: current.name, message: truncate(current.message, maxString) };
+      if (Array.isArray(current) && current.length > maxArrayItems) return `[${current.length} items]`;
       if (Array.isArray(current)) return current.map((item) => walk(item, depth + 1) ?? null);
       const out: Record<string, unknown> = {};
       for (const [key, item] of Object.entries(current)) {

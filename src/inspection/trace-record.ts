@@ -1,7 +1,7 @@
 /** How an inspection event is written into a trace (docs/TRACE_FORMAT.md, version 2). */
 import type { InspectionEvent } from "xstate";
 import { rawInspectionEvent } from "./raw-inspection-event.js";
-import { sanitizeInspectionEvent, type SanitizedInspectionEvent } from "./sanitize.js";
+import { MAX_INSPECTED_STRING_LENGTH, sanitizeInspectionEvent, sanitizeValue, type SanitizedInspectionEvent } from "./sanitize.js";
 
 /** Strings kept in a snapshot's context summary are cut to this many characters. */
 export const TRACE_CONTEXT_STRING_LENGTH = 200;
@@ -26,13 +26,6 @@ export function summarizeContext(context: unknown): unknown {
 /** Arrays longer than this inside a recorded event (e.g. a request's whole transcript) are written as `"[N items]"`. */
 export const TRACE_EVENT_ARRAY_ITEMS = 16;
 
-/** `value` with every array longer than {@link TRACE_EVENT_ARRAY_ITEMS} replaced by `"[N items]"`, so a record's size does not grow with the run. */
-export function capArrays(value: unknown): unknown {
-  if (Array.isArray(value)) return value.length > TRACE_EVENT_ARRAY_ITEMS ? `[${value.length} items]` : value.map(capArrays);
-  if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, capArrays(item)]));
-}
-
 /**
  * The trace record of an inspection event, or undefined for kinds traces leave out
  * (`@xstate.action`, `@xstate.microstep`: the snapshots already show every state reached).
@@ -53,8 +46,12 @@ export function toTraceInspection(readable: InspectionEvent): SanitizedInspectio
       snapshot: { ...clean.snapshot, ...(snapshot.context !== undefined ? { context: summarizeContext(snapshot.context) } : {}) },
     };
   }
-  const clean = sanitizeInspectionEvent(event);
-  return clean?.type === "@xstate.event" ? { ...clean, event: capArrays(clean.event) } : clean;
+  if (event.type === "@xstate.event") {
+    // Sanitize the event with its long arrays cut before walking them (a request's input holds the whole transcript).
+    const clean = sanitizeInspectionEvent({ ...event, event: { type: event.event.type } });
+    return clean?.type === "@xstate.event" ? { ...clean, event: sanitizeValue(event.event, MAX_INSPECTED_STRING_LENGTH, TRACE_EVENT_ARRAY_ITEMS) } : clean;
+  }
+  return sanitizeInspectionEvent(event);
 }
 
 /** A snapshot record names the event that caused it by type only; the event itself has its own `@xstate.event` record. */

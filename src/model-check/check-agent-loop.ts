@@ -48,20 +48,25 @@ export interface CheckAgentLoopOptions {
 }
 
 /**
- * The configurations explored by default: every hook with `maxTurns`; no hook,
- * and `afterToolCall` with steering, in parallel (where the batch starts every
- * call at once) with `maxTurns`, the latter with a batch fan-out one call
+ * The configurations explored by default: every pi 0.73 hook with `maxTurns`; no
+ * hook, and `afterToolCall` with steering, in parallel (where the batch starts
+ * every call at once) with `maxTurns`, the latter with a batch fan-out one call
  * smaller than the largest batch (so the largest batch runs in slices);
  * `beforeToolCall` alone with the same fan-out (slices that prepare one by one,
- * report `tool.prepared` and wait for their go) and one turn; `shouldStopAfterTurn`
- * alone with sequential tools and no cap. (A hook alone takes the paths that skip the others.)
+ * report `tool.prepared` and wait for their go) and one turn; pi 1.x's turn hooks
+ * (`prepareRequest`, `finishTurn`, `prepareNextTurn`) with follow-up and
+ * `maxTurns`; `shouldStopAfterTurn` and `finishTurn` (so a `continue` decision
+ * meets no follow-up poll) with sequential tools and no cap. (A hook alone takes
+ * the paths that skip the others.) Three more, one turn each, let the world ask
+ * for approval (`approvals`): parallel without and with `beforeToolCall` (the
+ * handshake, in slices), and sequential.
  */
 export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAULT_MODEL_CHECK_MAX_CALLS): ModelCheckConfiguration[] {
   // A fan-out one call smaller than the largest batch: the largest runs in slices, smaller ones are parented by the batch.
   const fanOut = Math.max(2, maxCalls - 1);
   return [
     {
-      name: `all hooks, parallel, maxTurns ${turns}`,
+      name: `all pi 0.73 hooks, parallel, maxTurns ${turns}`,
       input: {
         hooks: { steering: true, followUp: true, shouldStopAfterTurn: true, prepareNextTurn: true, beforeToolCall: true, afterToolCall: true } as never,
         maxTurns: turns,
@@ -80,8 +85,26 @@ export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAUL
       batchFanOut: fanOut,
     },
     {
-      name: "shouldStopAfterTurn only, sequential, no maxTurns",
-      input: { hooks: { shouldStopAfterTurn: true } as never, toolExecution: "sequential" },
+      name: `pi 1.x turn hooks (prepareRequest, finishTurn, prepareNextTurn) and follow-up, parallel, maxTurns ${turns}`,
+      input: { hooks: { prepareRequest: true, finishTurn: true, prepareNextTurn: true, followUp: true } as never, maxTurns: turns },
+    },
+    {
+      name: "shouldStopAfterTurn and finishTurn, sequential, no maxTurns",
+      input: { hooks: { shouldStopAfterTurn: true, finishTurn: true } as never, toolExecution: "sequential" },
+    },
+    // Approval: one turn each, so the decisions multiply only the first batch.
+    // A tool decides needsApproval with a function: every call prepares in the prepareCall actor, then goes straight on.
+    { name: "approvals, a needsApproval function, parallel, maxTurns 1", input: { hooks: { needsApproval: true } as never, maxTurns: 1 }, approvals: true },
+    {
+      name: `approvals and beforeToolCall, parallel, batch fan-out ${fanOut}, maxTurns 1`,
+      input: { hooks: { beforeToolCall: true } as never, maxTurns: 1 },
+      approvals: true,
+      batchFanOut: fanOut,
+    },
+    {
+      name: "approvals, sequential, maxTurns 1",
+      input: { toolExecution: "sequential", maxTurns: 1 },
+      approvals: true,
     },
   ];
 }
@@ -141,6 +164,7 @@ export function checkAgentLoop(machine: AnyStateMachine, options: CheckAgentLoop
         ...(configuration.batchFanOut !== undefined ? { batchFanOut: configuration.batchFanOut } : {}),
         ...(options.hookOutcomes ? { hookOutcomes: options.hookOutcomes } : {}),
         ...(options.abstractContext ? { abstractContext: options.abstractContext } : {}),
+        ...(configuration.approvals ? { approvals: true } : {}),
       },
     );
     const result = explore<LoopWorldState, ReturnType<typeof world.events>[number]>(

@@ -17,7 +17,8 @@
  * world turns these into the response the real `requestModel` actor would send, with
  * the same function (`finalResponse`).
  */
-import { assign, type AnyMachineSnapshot, type AnyStateMachine, type AnyTransitionDefinition, type EventObject } from "xstate";
+import { assign, type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, type AnyTransitionDefinition, type EventObject } from "xstate";
+import { callSystemId } from "../../machines/events.js";
 import type { ToolCallContext } from "../../machines/tool-call.machine.js";
 import type { AgentEvent, AgentMessage, AssistantMessage, Model, StopReason, ToolCall } from "../types.js";
 import {
@@ -108,6 +109,8 @@ export interface LoopWorldOptions {
   abstractContext?: (context: unknown) => unknown;
   /** Most children per batch machine (the batch's `fanOut`); lowered to explore slices at a small bound. */
   batchFanOut?: number;
+  /** Preparation may ask for approval, and the user decides (see `ModelCheckConfiguration.approvals`). */
+  approvals?: boolean;
 }
 
 /** The machines of a world and how to record their steps. */
@@ -173,6 +176,9 @@ const SETTLE_TEXT = {
 /** Marks a sample call's raw arguments as failing preparation (unknown tool or invalid arguments). */
 const INVALID_FLAG = "modelCheckInvalid";
 
+/** Marks a sample call as one to a tool whose `needsApproval` is `true` (approval configurations). */
+const ASKS_FLAG = "modelCheckAsksApproval";
+
 /** Whether the world marked a call's raw arguments as failing preparation (unknown tool or invalid arguments). */
 const marksInvalid = (context: ToolCallContext): boolean => context.toolCall.arguments[INVALID_FLAG] === true;
 
@@ -181,11 +187,12 @@ const marksInvalid = (context: ToolCallContext): boolean => context.toolCall.arg
  * `beforeToolCall`): arguments the world marked invalid settle at once with the
  * invalid-arguments result; the others are accepted as they are.
  */
-export const worldPrepareArguments = assign(({ context }: { context: ToolCallContext }): Partial<ToolCallContext> =>
-  marksInvalid(context)
-    ? { settled: { result: { content: [{ type: "text", text: SETTLE_TEXT.invalid }], details: {} }, isError: true } }
-    : { args: context.toolCall.arguments },
-);
+export const worldPrepareArguments = assign(({ context }: { context: ToolCallContext }): Partial<ToolCallContext> => {
+  if (marksInvalid(context)) return { settled: { result: { content: [{ type: "text", text: SETTLE_TEXT.invalid }], details: {} }, isError: true } };
+  // A call to a tool whose needsApproval is `true` asks (unless its tool was approved for good).
+  const asks = context.toolCall.arguments[ASKS_FLAG] === true && context.preapproved !== true;
+  return asks ? { args: context.toolCall.arguments, approval: "asked" } : { args: context.toolCall.arguments };
+});
 
 const DEFAULT_HOOK_OUTCOMES: Record<string, HookOutcome[]> = {
   pollSteering: [
@@ -200,7 +207,16 @@ const DEFAULT_HOOK_OUTCOMES: Record<string, HookOutcome[]> = {
     { label: "false", output: false },
     { label: "true", output: true, fact: { stopRequested: true } },
   ],
-  prepareNextTurn: [{ label: "no change", output: undefined }],
+  prepareNextTurn: [
+    { label: "no change", output: undefined },
+    { label: "1 message", output: { append: [sampleMessage("prepared")] } },
+  ],
+  prepareRequest: [{ label: "no change", output: undefined }],
+  finishTurn: [
+    { label: "no decision", output: undefined },
+    { label: "end", output: "end", fact: { stopRequested: true } },
+    { label: "continue", output: "continue", fact: { continueRequested: true } },
+  ],
 };
 
 /** Actor sources the world plays itself rather than answering as a hook. */
@@ -212,6 +228,21 @@ export interface LoopWorld {
   events(state: LoopWorldState): WorldEvent[];
   next(state: LoopWorldState, event: WorldEvent): LoopWorldState;
   serialize(state: LoopWorldState): string;
+}
+
+/** The stand-in call refs registered in one recorder's system (shared by every world built on it), and the calls they show. */
+interface StandIns {
+  refs: Map<string, AnyActorRef>;
+  live: WorldCall[];
+}
+const STAND_INS = new WeakMap<object, StandIns>();
+function standInsOf(system: object): StandIns {
+  let found = STAND_INS.get(system);
+  if (!found) {
+    found = { refs: new Map(), live: [] };
+    STAND_INS.set(system, found);
+  }
+  return found;
 }
 
 /** Cap on the events one world step may cascade into (a larger cascade is reported as a livelock). */
@@ -236,6 +267,21 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
   const abstractContext = options.abstractContext ?? defaultAbstractContext;
   const maxTurns = typeof input.maxTurns === "number" ? input.maxTurns : null;
   const parentId = recorders.call.parent?.id;
+
+  /**
+   * The loop finds a call by its system id (approval decisions). The world's calls
+   * are snapshots, not actors: each call id gets one stand-in ref, registered in the
+   * loop's system, whose snapshot is the call's current one (none once it is gone).
+   * What the loop sends it is delivered to the call like any event for it.
+   */
+  const standIns = standInsOf(recorders.loop.system);
+  const registerStandIn = (id: string) => {
+    if (standIns.refs.has(id)) return;
+    const ref = { id, getSnapshot: () => standIns.live.find((call) => call.id === id)?.snapshot } as unknown as AnyActorRef;
+    standIns.refs.set(id, ref);
+    // XState's own registration (what spawning with a system id does); the system has no public setter.
+    (recorders.loop.system as unknown as { _set(systemId: string, ref: AnyActorRef): void })._set(callSystemId(id), ref);
+  };
 
   /** Where a queued event goes: the loop, a batch (by key), or a call (by id). */
   type Delivery = { to: "loop" | { batch: string } | { call: string }; event: SentEvent };
@@ -298,6 +344,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       onTransitions(callStarted.transitions, "call");
       const started = { id, name: callInput.toolCall.name, index: callInput.index, parent, snapshot: callStarted.snapshot };
       calls.push(started);
+      registerStandIn(id);
       fromCall({ parent }, callStarted.actions);
       // Preparation that starts after the abort settles at once as aborted (the real prepareCall checks the signal first).
       const pending = pendingOf(started);
@@ -378,6 +425,11 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           queue.push({ to: { batch: sent.to }, event: sent.event as SentEvent });
           continue;
         }
+        // An approval decision (or call.preapprove) the loop sends to a call it found by its system id.
+        if (sent && calls.some((call) => call.id === sent.to)) {
+          queue.push({ to: { call: sent.to }, event: sent.event as SentEvent });
+          continue;
+        }
         const stopped = stoppedChild(action);
         if (stopped !== undefined) removeBatch(stopped);
       }
@@ -412,6 +464,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         break;
       }
       const next = queue.shift() as Delivery;
+      standIns.live = calls;
       if (next.to === "loop") {
         if (loop.status === "active") fromLoop(recorders.loop.step(machines.loop, loop, next.event));
       } else if ("batch" in next.to) deliverToBatch(next.to.batch, next.event);
@@ -515,12 +568,16 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       events.push({ type: "model streams (message_start)", emits: { type: "message_start", message: partial }, modelStarted: true });
     }
     const turn = state.monitor.turns;
-    const callsOf = (count: number, options: { serial?: boolean; invalid?: number } = {}): ToolCall[] =>
+    const callsOf = (count: number, options: { serial?: boolean; invalid?: number; asks?: number } = {}): ToolCall[] =>
       Array.from({ length: count }, (_, index) => ({
         type: "toolCall",
         id: `call-${turn}.${index + 1}`,
         name: options.serial && index === 0 ? SERIAL_TOOL : TOOL,
-        arguments: { n: index + 1, ...(options.invalid === index + 1 ? { [INVALID_FLAG]: true } : {}) },
+        arguments: {
+          n: index + 1,
+          ...(options.invalid === index + 1 ? { [INVALID_FLAG]: true } : {}),
+          ...(options.asks === index + 1 ? { [ASKS_FLAG]: true } : {}),
+        },
       }));
     const plural = (count: number) => `${count} call${count > 1 ? "s" : ""}`;
     const done = (label: string, message: AssistantMessage): WorldEvent => ({
@@ -549,6 +606,8 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       events.push(done(`length, ${plural(count)}`, response("length", callsOf(count), true)));
     }
     events.push(done("length, text only", response("length", [], true)));
+    // A call to a tool whose needsApproval is `true`: its synchronous preparation asks.
+    if (options.approvals) events.push(done(`${plural(Math.min(2, options.maxCalls))}, call 1 needs approval`, response("toolUse", callsOf(Math.min(2, options.maxCalls), { asks: 1 }), false)));
     events.push(done("error", response("error", [], false)));
     events.push(done("aborted", response("aborted", [], false)));
     // Malformed final events, turned into the response the requestModel actor sends (finalResponse):
@@ -599,6 +658,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           events.push(done("invalid", { settled: { result: result(SETTLE_TEXT.invalid, false), isError: true } }));
         } else {
           events.push(done("prepared", { args: context.toolCall.arguments }));
+          if (options.approvals) events.push(done("prepared, asks approval", { args: context.toolCall.arguments, approval: "ask" }));
           if (context.hooks?.beforeToolCall) {
             events.push(
               done("blocked", { settled: { result: result(SETTLE_TEXT.blocked, false), isError: true } }),
@@ -617,6 +677,15 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       } else {
         events.push(done(`${src || id} done`, undefined), fail(`${src || id} throws`));
       }
+    }
+    // A call waiting for a decision: the user answers through the loop, which finds the call by its system id.
+    if (call.snapshot.value === "awaitingApproval") {
+      const toolCallId = call.id;
+      events.push(
+        { type: label("user approves"), send: { type: "tool.approve", toolCallId } },
+        { type: label("user approves always"), send: { type: "tool.approve", toolCallId, always: true } },
+        { type: label("user rejects"), send: { type: "tool.reject", toolCallId, reason: "no" } },
+      );
     }
     return events;
   };
@@ -682,13 +751,23 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
 
 /** A tool-call actor's context without the call's payload: whether the world marked it invalid, has args, and how it settled. */
 function abstractCall(context: unknown): unknown {
-  const { settled, refusal, args, proceeds } = context as {
+  const { settled, refusal, args, proceeds, approval, preapproved } = context as {
     settled?: { isError?: boolean; result?: { terminate?: boolean } };
     refusal?: string;
     args?: unknown;
     proceeds?: boolean;
+    approval?: string;
+    preapproved?: boolean;
   };
-  return [marksInvalid(context as ToolCallContext), refusal !== undefined, args !== undefined, proceeds === true, settled ? [settled.isError === true, settled.result?.terminate === true] : null];
+  return [
+    marksInvalid(context as ToolCallContext),
+    refusal !== undefined,
+    args !== undefined,
+    proceeds === true,
+    approval ?? null,
+    preapproved === true,
+    settled ? [settled.isError === true, settled.result?.terminate === true] : null,
+  ];
 }
 
 /** A tool batch's context without the calls' payload: its progress and how each member settled. */

@@ -44,6 +44,8 @@ export interface ProtocolMonitor {
   /** The last finished batch was non-empty, not refused, and every result terminated. */
   lastBatchTerminates: boolean;
   stopRequested: boolean;
+  /** finishTurn asked for one more request this turn (pi 1.x): the run may go on after a terminating batch. */
+  continueRequested: boolean;
   hookFailed: boolean;
 }
 
@@ -53,6 +55,7 @@ export interface WorldFact {
   response?: MonitoredResponse;
   pendingDelivered?: true;
   stopRequested?: true;
+  continueRequested?: true;
   hookFailed?: true;
 }
 
@@ -74,6 +77,7 @@ export function createMonitor(maxTurns: number | null): ProtocolMonitor {
     pendingDelivered: false,
     lastBatchTerminates: false,
     stopRequested: false,
+    continueRequested: false,
     hookFailed: false,
   };
 }
@@ -85,6 +89,7 @@ export function observeWorld(monitor: ProtocolMonitor, fact: WorldFact | undefin
   if (fact.response) monitor.response = fact.response;
   if (fact.pendingDelivered) monitor.pendingDelivered = true;
   if (fact.stopRequested) monitor.stopRequested = true;
+  if (fact.continueRequested) monitor.continueRequested = true;
   if (fact.hookFailed) monitor.hookFailed = true;
 }
 
@@ -108,11 +113,14 @@ export function observeEmitted(monitor: ProtocolMonitor, event: AgentEvent): Ste
       if (monitor.maxTurns !== null && monitor.turns + 1 > monitor.maxTurns) {
         fail("I6", `turn ${monitor.turns + 1} starts although maxTurns is ${monitor.maxTurns}`);
       }
-      if (monitor.turns > 0 && monitor.lastBatchTerminates && !monitor.pendingDelivered) {
-        fail("I5", "the run continues after a batch whose every result terminates, with no steering or follow-up message");
+      if (monitor.turns > 0 && monitor.lastBatchTerminates && !monitor.pendingDelivered && !monitor.continueRequested) {
+        fail("I5", "the run continues after a batch whose every result terminates, with no steering or follow-up message nor finishTurn's continue");
       }
+      monitor.continueRequested = false;
       monitor.turnOpen = true;
       monitor.turns += 1;
+      // The new turn's response is not known yet (a hook before the request may fail the turn).
+      monitor.response = null;
       break;
     case "message_start":
       if (monitor.messageOpen) fail("I4", "message_start while another message is open");
@@ -135,6 +143,11 @@ export function observeEmitted(monitor: ProtocolMonitor, event: AgentEvent): Ste
     case "tool_execution_update":
       if (!monitor.execStarted.includes(event.toolCallId) || monitor.execEnded.includes(event.toolCallId)) {
         fail("I4", `tool_execution_update for ${event.toolCallId} outside its start/end`);
+      }
+      break;
+    case "approval_requested":
+      if (!monitor.execStarted.includes(event.toolCallId) || monitor.execEnded.includes(event.toolCallId)) {
+        fail("I4", `approval_requested for ${event.toolCallId} outside its tool_execution_start/end`);
       }
       break;
     case "tool_execution_end":
@@ -211,11 +224,12 @@ function checkExitReason(monitor: ProtocolMonitor, reason: ExitReason | undefine
   if (reason === "error" && !monitor.hookFailed && response?.stopReason !== "error") {
     fail("exit reason error, but neither the response nor a hook failed");
   }
-  if (monitor.hookFailed && reason !== "error") fail(`a hook threw, but the exit reason is ${reason}`);
+  // A failed response's own exit reason wins over a hook that threw after it (finishTurn).
+  if (monitor.hookFailed && reason !== "error" && !failedStop(response)) fail(`a hook threw, but the exit reason is ${reason}`);
   if (response?.stopReason === "error" && reason !== "error") fail(`the response failed, but the exit reason is ${reason}`);
   if (response?.stopReason === "aborted" && reason !== "aborted") fail(`the response was aborted, but the exit reason is ${reason}`);
   if ((reason === "stopped") !== monitor.stopRequested && !monitor.hookFailed && !failedStop(response)) {
-    fail(monitor.stopRequested ? `shouldStopAfterTurn said stop, but the exit reason is ${reason}` : "exit reason stopped, but no hook asked to stop");
+    fail(monitor.stopRequested ? `a hook (shouldStopAfterTurn or finishTurn) said stop, but the exit reason is ${reason}` : "exit reason stopped, but no hook asked to stop");
   }
   if (reason === "maxTurns" && (monitor.maxTurns === null || monitor.turns < monitor.maxTurns)) {
     fail(`exit reason maxTurns after ${monitor.turns} turns (maxTurns ${monitor.maxTurns ?? "unset"})`);
@@ -229,7 +243,8 @@ function checkExitReason(monitor: ProtocolMonitor, reason: ExitReason | undefine
 
 /** Checks an event the loop sends to a tool call; returns the violations. */
 export function observeSentToCall(monitor: ProtocolMonitor, callId: string, eventType: string): StepViolation[] {
-  if (eventType !== "call.execute" && eventType !== "call.start") return [];
+  // An approval lets a call run too (it executes once released).
+  if (eventType !== "call.execute" && eventType !== "call.start" && eventType !== "call.approve" && eventType !== "call.preapprove") return [];
   const found: StepViolation[] = [];
   if (monitor.aborted) found.push({ invariant: "I2", message: `${callId} starts executing after run.abort` });
   if (monitor.response?.stopReason === "length") {

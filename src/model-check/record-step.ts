@@ -32,6 +32,8 @@ export interface RecordedStep {
 export interface StepRecorder {
   /** The inert parent of recorded machines (with `withParent`); what `sendParent` and a call's `loop` resolve to. */
   parent: AnyActorRef | undefined;
+  /** The actor system recorded machines see (`system.get`): the world registers stand-ins in it. */
+  system: AnyActorRef["system"];
   /** The machine's initial snapshot for `input`, with what getting there did. Throws when the machine cannot start. */
   initial(machine: AnyStateMachine, input: unknown): RecordedStep;
   /** The snapshot after `event`, with what the step did. A throwing machine yields `error` and the unchanged snapshot. */
@@ -83,6 +85,7 @@ export function createStepRecorder(options: { withParent?: boolean } = {}): Step
   };
   return {
     parent,
+    system: self.system,
     initial(machine, input) {
       reset();
       try {

@@ -36,6 +36,12 @@ export interface ModelCheckConfiguration {
   input: Partial<AgentLoopInput>;
   /** Most children per tool-batch machine (default: the shipped `SLICE_SIZE`); lower it to explore slices of small batches. */
   batchFanOut?: number;
+  /**
+   * The world may ask for approval: a call's preparation may end asking, and the
+   * user then approves (once or `always`) or rejects each waiting call through the
+   * loop (`tool.approve` / `tool.reject`). Off by default, to keep the other configurations small.
+   */
+  approvals?: boolean;
 }
 
 /** Per-configuration figures. */

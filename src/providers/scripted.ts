@@ -83,7 +83,12 @@ export function createScriptedModel(script: Script, options: ScriptedModelOption
     maxTokens: SCRIPTED_MAX_TOKENS,
   };
   const player = createScriptPlayer(script);
+  let caughtUp = false;
   const streamFn: StreamFn = (requestModel, context, streamOptions) => {
+    if (!caughtUp) {
+      caughtUp = true;
+      catchUp(player, context);
+    }
     const stream = createAssistantMessageEventStream();
     const message = createEmptyAssistantMessage(requestModel);
     if (streamOptions?.signal?.aborted) {
@@ -102,6 +107,17 @@ export function createScriptedModel(script: Script, options: ScriptedModelOption
     return stream;
   };
   return { model, streamFn };
+}
+
+/**
+ * A model first asked in the middle of a conversation (a resumed session) picks as
+ * if it had answered the transcript's earlier requests: each earlier assistant
+ * message marks the response the player would have chosen for it as played.
+ */
+function catchUp(player: ReturnType<typeof createScriptPlayer>, context: Parameters<StreamFn>[1]): void {
+  context.messages.forEach((message, index) => {
+    if (message.role === "assistant") player.next({ ...context, messages: context.messages.slice(0, index) });
+  });
 }
 
 interface Playback {

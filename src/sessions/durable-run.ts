@@ -4,7 +4,7 @@
  * tool runs, started fresh or restored from the session's snapshot.
  */
 import type { InspectionEvent, Observer, Snapshot } from "xstate";
-import { runIntoSink } from "../agent-loop.js";
+import { runIntoSink, type AgentLoopActor } from "../agent-loop.js";
 import { LoopInputError } from "../errors/loop-input-error.js";
 import { InterruptedByRestartError } from "../dbos/durable-tools.js";
 import { replayOf } from "../dbos/replay-policy.js";
@@ -29,6 +29,8 @@ export interface DurableRunOptions {
   meta?: Record<string, unknown>;
   /** Called once the loop actor has started (its input was accepted). */
   onStarted?: () => void;
+  /** Receives the loop actor before it starts (to send it approval decisions). */
+  onActor?: (actor: AgentLoopActor) => void;
 }
 
 /**
@@ -93,6 +95,7 @@ export async function runDurably(options: DurableRunOptions): Promise<AgentMessa
       ...(snapshot ? { snapshot } : {}),
     },
     options.emit,
+    options.onActor,
   );
   await recorder.finish();
   return messages;

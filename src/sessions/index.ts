@@ -16,3 +16,4 @@ export {
 export { JsonlSessionStore } from "./jsonl-session-store.js";
 export { openSqliteSessionStore, SqliteSessionStore } from "./sqlite-session-store.js";
 export { DEFAULT_SESSION_DIRECTORY, openSessionStore, SQLITE_STORE_PREFIX } from "./open-session-store.js";
+export { hasUnfinishedRun, sessionTranscript } from "./session-transcript.js";

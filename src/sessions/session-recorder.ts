@@ -9,6 +9,7 @@
 import type { AnyActorRef, InspectionEvent } from "xstate";
 import { transcriptMessages, type Transcript } from "../../machines/transcript.js";
 import type { AgentLoopOutput } from "../../machines/agent-loop.machine.js";
+import { rawInspectionEvent } from "../inspection/raw-inspection-event.js";
 import type { ExitReason } from "../types.js";
 import { callKey, type SessionRecord, type SessionState, type SessionStore } from "./session-store.js";
 
@@ -73,7 +74,9 @@ export class SessionRecorder {
   }
 
   /** An XState inspector: finds the loop (the root actor) and schedules a save after each step. */
-  readonly inspect = (event: InspectionEvent): void => {
+  readonly inspect = (readable: InspectionEvent): void => {
+    // The live actor, not the readable view observers get: its snapshot is read for the turn and persisted.
+    const event = rawInspectionEvent(readable);
     if (!this.root && event.actorRef.sessionId === event.rootId) this.root = event.actorRef as AnyActorRef;
     if (event.type !== "@xstate.snapshot" || this.scheduled) return;
     this.scheduled = true;

@@ -5,7 +5,6 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import type BetterSqlite3 from "better-sqlite3";
 import { SessionFileError } from "../errors/session-file-error.js";
 import { SessionVersionError } from "../errors/session-version-error.js";
 import type { AgentMessage } from "../types.js";
@@ -21,7 +20,25 @@ import {
   type StoredSession,
 } from "./session-store.js";
 
-type Database = BetterSqlite3.Database;
+/** The part of a better-sqlite3 statement the store uses (so the published types do not need `@types/better-sqlite3`). */
+interface Statement {
+  run(...params: unknown[]): unknown;
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+}
+
+/** The part of a better-sqlite3 `Database` the store uses. */
+export interface SqliteDatabase {
+  readonly open: boolean;
+  prepare(sql: string): Statement;
+  exec(sql: string): unknown;
+  pragma(source: string): unknown;
+  transaction<T extends (...args: never[]) => unknown>(fn: T): T;
+  close(): unknown;
+}
+
+type Database = SqliteDatabase;
+type Driver = new (path: string) => SqliteDatabase;
 
 const SCHEMA = `
 CREATE TABLE loopchart_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -31,9 +48,9 @@ CREATE TABLE loopchart_calls (seq INTEGER PRIMARY KEY AUTOINCREMENT, session TEX
 `;
 
 /** Loads `better-sqlite3`, or throws an error that says how to install it. */
-async function loadDriver(): Promise<typeof BetterSqlite3> {
+async function loadDriver(): Promise<Driver> {
   try {
-    const module = (await import("better-sqlite3")) as { default: typeof BetterSqlite3 };
+    const module = (await import("better-sqlite3")) as unknown as { default: Driver };
     return module.default;
   } catch (error) {
     throw new Error(`The SQLite session store needs the optional dependency better-sqlite3 12.x: npm install better-sqlite3@12 (${(error as Error).message})`);
@@ -94,8 +111,8 @@ export class SqliteSessionStore implements SessionStore {
   readonly location: string;
   private readonly db: Database;
 
-  /** Use {@link openSqliteSessionStore}, which checks the database first. */
-  constructor(db: Database, path: string) {
+  /** Use {@link openSqliteSessionStore}, which checks the database first. `db` is a better-sqlite3 `Database`. */
+  constructor(db: SqliteDatabase, path: string) {
     this.db = db;
     this.location = path;
   }

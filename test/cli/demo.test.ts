@@ -50,7 +50,7 @@ describe("loopchart demo (the job of npm start)", { timeout: 60_000 }, () => {
   it("should write a trace whose every line parses, header first and end line last", async () => {
     expect(existsSync(tracePath)).toBe(true);
     const lines = (await readFile(tracePath, "utf8")).trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines[0]).toMatchObject({ type: "trace_header", version: 2, model: "scripted/demo", argv: ["demo"], tools: ["read", "bash", "edit", "write"] });
+    expect(lines[0]).toMatchObject({ type: "trace_header", version: 3, model: "scripted/demo", argv: ["demo"], tools: ["read", "bash", "edit", "write"] });
     expect(lines.at(-1)).toMatchObject({ type: "trace_end", exitReason: "completed", exitCode: 0 });
     const body = lines.slice(1, -1);
     expect(body.some((line) => "inspect" in line)).toBe(true);
@@ -94,6 +94,15 @@ describe("loopchart run with the scripted model", { timeout: 60_000 }, () => {
     expect(result.stderr).toMatch(/■ max turns reached · 2 turns/);
     const last = JSON.parse((await readFile(join(cwd, "t.jsonl"), "utf8")).trimEnd().split("\n").at(-1) ?? "{}") as unknown;
     expect(last).toMatchObject({ type: "trace_end", exitReason: "maxTurns", exitCode: 3 });
+  });
+
+  it("should exit 1 saying a file that is not a trace is not one", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "loopchart-cli-replay-"));
+    await writeFile(join(dir, "notes.txt"), "remember the milk");
+    const result = await runCli(["replay", "notes.txt"], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/notes\.txt is not a loopchart trace: line 1: the first line is not JSON \(.*\); a trace starts with a \{"type":"trace_header",…\} line/);
+    expect(result.stderr).not.toContain("empty");
   });
 
   it("should exit 1 naming the line of a malformed trace given to replay", async () => {

@@ -34,6 +34,13 @@ describe("createHumanRenderer", () => {
     expect(err.text()).toContain("✗ model error: 429 rate limited");
     expect(err.text()).toContain("■ error · 0 turns");
   });
+
+  it("should say which call awaits approval, with its arguments", () => {
+    const err = sink();
+    const renderer = createHumanRenderer({ out: sink(), err, live: false, color: false });
+    renderer.render({ type: "approval_requested", toolCallId: "c7", toolName: "bash", args: { command: "rm -rf build" } }, 1);
+    expect(err.text()).toBe("? bash rm -rf build awaits approval (call c7)\n");
+  });
 });
 
 describe("summaries", () => {

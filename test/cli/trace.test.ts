@@ -26,7 +26,7 @@ describe("TraceWriter and parseTrace", () => {
 
     const text = await readFile(path, "utf8");
     const lines = text.trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines[0]).toMatchObject({ type: "trace_header", version: 2, model: "scripted/demo", cwd: "/w" });
+    expect(lines[0]).toMatchObject({ type: "trace_header", version: 3, model: "scripted/demo", cwd: "/w" });
     expect(lines).toHaveLength(events.length + 2);
     expect(lines.at(-1)).toMatchObject({ type: "trace_end", exitReason: "completed", exitCode: 0 });
 
@@ -59,6 +59,14 @@ describe("TraceWriter and parseTrace", () => {
     expect(text).toContain(REDACTED);
   });
 
+  it("should read an approval_requested line, and name the line of one without its toolCallId", () => {
+    const header = JSON.stringify({ type: "trace_header", version: 1, startedAt: "" });
+    const event = { type: "approval_requested", toolCallId: "c1", toolName: "bash", args: { command: "ls" } };
+    const trace = parseTrace(`${header}\n${JSON.stringify({ t: 1, event })}\n`);
+    expect(trace.events.map((line) => line.event)).toEqual([event]);
+    expect(() => parseTrace(`${header}\n{"t":1,"event":{"type":"approval_requested","toolName":"bash"}}\n`)).toThrow(/line 2: bad agent event: event\.toolCallId/);
+  });
+
   it("should name the line of a malformed trace", async () => {
     expect(() => parseTrace('{"t":1,"event":{"type":"agent_start"}}\n')).toThrow(TraceFormatError);
     const header = JSON.stringify({ type: "trace_header", version: 1, startedAt: "", model: "m/x", cwd: "/", argv: [] });
@@ -69,7 +77,18 @@ describe("TraceWriter and parseTrace", () => {
     );
     const v2 = JSON.stringify({ type: "trace_header", version: 2, startedAt: "" });
     expect(() => parseTrace(`${v2}\n{"t":1,"inspect":{"type":"@xstate.actor"}}\n`, "x.jsonl")).toThrow(/^x\.jsonl:line 2: bad inspection line: inspect\.actorId/);
-    expect(() => parseTrace(`{"type":"trace_header","version":3,"startedAt":""}\n`)).toThrow(/unsupported trace version 3/);
+    expect(() => parseTrace(`{"type":"trace_header","version":4,"startedAt":""}\n`)).toThrow(/unsupported trace version 4/);
+  });
+
+  it("should say a file that is not a trace is not one, even without a newline (not 'the file is empty')", () => {
+    expect(() => parseTrace("hello", "notes.txt")).toThrow(/^notes\.txt:line 1: the first line is not JSON/);
+    expect(() => parseTrace("hello\n")).toThrow(/the first line is not JSON/);
+    expect(() => parseTrace('{"name":"pkg"}')).toThrow(/expected the first line to be \{"type":"trace_header",…\}, got an object without a type/);
+    expect(() => parseTrace("[1,2]\n")).toThrow(/got an array/);
+    expect(() => parseTrace("")).toThrow(/the file is empty/);
+    expect(() => parseTrace("\n")).toThrow(/the file is empty/);
+    const header = JSON.stringify({ type: "trace_header", version: 1, startedAt: "", model: "m/x", cwd: "/", argv: [] });
+    expect(parseTrace(header).events).toEqual([]);
   });
 
   it("should accept a trace cut off mid-line and report it has no end", async () => {

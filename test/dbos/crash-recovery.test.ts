@@ -14,8 +14,9 @@ import { hasPostgres, startPostgres, type TestPostgres } from "../support/postgr
 const SLOW_MS = 1500;
 const SETUP = join(REPO_ROOT, "test/support/dbos-fixture.ts");
 
+/** The transcript without wall-clock fields (timestamps, tool durations). */
 const comparable = (messages: AgentMessage[]): unknown =>
-  JSON.parse(JSON.stringify(messages, (key, value: unknown) => (key === "timestamp" ? 0 : value)));
+  JSON.parse(JSON.stringify(messages, (key, value: unknown) => (key === "timestamp" || key === "durationMs" ? 0 : value)));
 
 const lines = (path: string): string[] => (existsSync(path) ? readFileSync(path, "utf8").trim().split("\n").filter(Boolean) : []);
 

@@ -9,9 +9,9 @@ import type { AgentMessage } from "../../src/types.js";
 import { fixtureRun } from "../support/dbos-fixture.js";
 import { hasPostgres, startPostgres, type TestPostgres } from "../support/postgres.js";
 
-/** The transcript without wall-clock fields. */
+/** The transcript without wall-clock fields (timestamps, tool durations). */
 export function comparable(messages: AgentMessage[]): unknown {
-  return JSON.parse(JSON.stringify(messages, (key, value: unknown) => (key === "timestamp" ? 0 : value)));
+  return JSON.parse(JSON.stringify(messages, (key, value: unknown) => (key === "timestamp" || key === "durationMs" ? 0 : value)));
 }
 
 describe.skipIf(!hasPostgres())("a run as a DBOS workflow (skipped when Debian's postgresql is not installed)", () => {

@@ -45,6 +45,12 @@ describe.skipIf(!hasPostgres())("loopchart run --remote against a real worker pr
     expect(result.stderr).toMatch(/✓ slow_write label="r1\/a".*slow_write did r1\/a/);
     expect(result.stderr).toMatch(/✓ quick_read label="r1\/b".*quick_read did r1\/b/);
     expect(result.stderr).toContain("completed");
+
+    // The same --id again attaches to that run: its events are shown, nothing runs again.
+    const again = await runCli(["run", "--remote", "--database-url", pg.url, "--id", "r1", "--meta", `counterDir=${dir}`, "r1"]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("done with r1 after 1 turn(s)");
+    expect(readFileSync(join(dir, "slow_write.count"), "utf8").trim().split("\n").filter((l) => l.startsWith("r1-")).sort()).toEqual(["r1-a", "r1-c"]);
   }, 60_000);
 
   it("should exit with the code of the run's exit reason: 3 when the worker's run hits maxTurns", async () => {
@@ -95,7 +101,11 @@ describe.skipIf(!hasPostgres())("loopchart run --remote against a real worker pr
         return pending;
       };
       // Two runs hold their slots inside the gated tool; the other two must stay queued.
-      while ((await running()) < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+      // Wait until all four CLI processes have enqueued (they start slowly on a loaded machine).
+      const enqueued = async (): Promise<number> => (await client.listWorkflows({ status: "ENQUEUED" })).length;
+      while ((await running()) < 2 || (await enqueued()) + (await running()) < runs.length) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       for (let i = 0; i < 10; i += 1) {
         await running();
         await new Promise((resolve) => setTimeout(resolve, 50));

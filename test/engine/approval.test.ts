@@ -213,6 +213,35 @@ describe("a call that needs approval", () => {
   });
 });
 
+describe("a decision while the next call of a handshake batch prepares", () => {
+  it("records a rejection of the waiting call and goes on preparing the next one (found by the model checker)", async () => {
+    const runs: string[] = [];
+    const guarded = recordingTool("deploy", true, runs);
+    const free = recordingTool("echo", undefined, runs);
+    let releaseHook: () => void = () => {};
+    const hookGate = new Promise<void>((resolve) => {
+      releaseHook = resolve;
+    });
+    const run = start({
+      tools: [guarded.tool, free.tool],
+      responses: [{ calls: [call("a", "deploy"), call("b", "echo")] }, { text: "done" }],
+      // The second call's beforeToolCall is still pending when the first is rejected.
+      config: { beforeToolCall: async ({ toolCall }) => (toolCall.id === "b" ? hookGate.then(() => undefined) : undefined) },
+    });
+    await run.requested("a");
+    run.actor.send({ type: "tool.reject", toolCallId: "a", reason: "no" });
+    await run.until((events) => events.some((event) => event.type === "tool_execution_end" && event.toolCallId === "a"));
+    releaseHook();
+    const messages = await run.ended;
+    expect(runs).toEqual(["b"]);
+    expect(results(messages).map((message) => [message.toolCallId, message.isError])).toEqual([
+      ["a", true],
+      ["b", false],
+    ]);
+    expect(run.actor.getSnapshot().output?.exitReason).toBe("completed");
+  });
+});
+
 describe("approving with always", () => {
   it("approves the tool's other waiting calls and later calls of the run, recorded in the snapshot", async () => {
     const runs: string[] = [];

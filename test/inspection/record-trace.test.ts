@@ -7,11 +7,11 @@ import { recordTrace } from "../../src/inspection/record-trace.js";
 import { SAMPLE_BATCH_IDS, recordSampleRun } from "../support/sample-trace-run.js";
 
 describe("recordTrace", () => {
-  it("records the agent events and every actor of a run, loadable as a version 2 trace", async () => {
+  it("records the agent events and every actor of a run, loadable as a version 3 trace", async () => {
     const file = join(await mkdtemp(join(tmpdir(), "loopchart-trace-")), "run.jsonl");
     await recordSampleRun(file);
     const trace = await loadTrace(file);
-    expect(trace.header.version).toBe(2);
+    expect(trace.header.version).toBe(3);
     expect(trace.end?.exitReason).toBe("completed");
     const actors = trace.records.flatMap((r) => ("inspect" in r && r.inspect.type === "@xstate.actor" ? [r.inspect] : []));
     for (const id of [...SAMPLE_BATCH_IDS, "call_d"]) expect(actors.some((a) => a.actorId === id && a.machineId === "toolCall")).toBe(true);

@@ -12,11 +12,12 @@ describe("checkAgentLoop on the shipped machines", () => {
       configurations: [
         { name: "no hooks, a sequential tool", input: { maxTurns: 1, sequentialTools: [SERIAL_TOOL] }, batchFanOut: 2 },
         { name: "call hooks", input: { maxTurns: 1, hooks: { beforeToolCall: true, afterToolCall: true } as never }, batchFanOut: 2 },
+        // A slice whose waiting call is rejected while it awaits its go.
+        { name: "approvals and beforeToolCall", input: { maxTurns: 1, hooks: { beforeToolCall: true } as never }, batchFanOut: 2, approvals: true },
       ],
     });
     expect(report.violations.map(formatViolation)).toEqual([]);
-    // Approval (awaitingApproval, and preparation that consults a needsApproval function) is not in this world yet:
-    // main drives it from its approval world on (a3ff9d7), which this merge predates.
+    // Preparation that consults a needsApproval function, and a tool whose needsApproval is true, are in the full set only.
     expect(report.toolCallCoverage.uncovered.filter((key) => !/approv|executing #2$/i.test(key))).toEqual([]);
     expect(report.toolBatchCoverage).toMatchObject({ machine: "toolBatch", uncovered: [] });
     expect(report.covered).toBeGreaterThan(0);

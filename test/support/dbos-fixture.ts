@@ -23,7 +23,7 @@ async function gate(path: string): Promise<void> {
   while (!existsSync(path)) await new Promise((resolve) => setTimeout(resolve, GATE_POLL_MS));
 }
 
-function countingTool(name: string, replay: "never" | "safe", counterDir: string, gateFile?: string): AgentTool<typeof parameters> {
+function countingTool(name: string, replay: "never" | "safe", counterDir: string, gateFile?: string, needsApproval = false): AgentTool<typeof parameters> {
   return Object.assign(
     {
       name,
@@ -37,7 +37,7 @@ function countingTool(name: string, replay: "never" | "safe", counterDir: string
         return { content: [{ type: "text" as const, text: `${name} did ${args.label}` }], details: {} };
       },
     },
-    { replay },
+    { replay, needsApproval },
   );
 }
 
@@ -67,16 +67,17 @@ function turnStream(slowMs: number): StreamFn {
 /**
  * The setup `createRun` returns: counters under `input.meta.counterDir`; `slowMs` how long
  * slow_write sleeps; `gateFile`: slow_write then also waits until that file exists;
- * `maxTurns`: the loop's limit.
+ * `maxTurns`: the loop's limit; `approvalFor`: the name of the tool whose calls need approval.
  */
 export function fixtureRun(input: DbosRunInput): DbosRunSetup {
   const counterDir = input.meta?.["counterDir"] ?? ".";
   const slowMs = Number(input.meta?.["slowMs"] ?? "50");
   const gateFile = input.meta?.["gateFile"];
   const maxTurns = input.meta?.["maxTurns"];
+  const approvalFor = input.meta?.["approvalFor"];
   return {
     config: { model: testModel, convertToLlm: defaultConvertToLlm, ...(maxTurns === undefined ? {} : { maxTurns: Number(maxTurns) }) },
-    tools: [countingTool("slow_write", "never", counterDir, gateFile), countingTool("quick_read", "safe", counterDir)],
+    tools: [countingTool("slow_write", "never", counterDir, gateFile, approvalFor === "slow_write"), countingTool("quick_read", "safe", counterDir, undefined, approvalFor === "quick_read")],
     streamFn: turnStream(slowMs),
   };
 }

@@ -10,7 +10,28 @@ import { createWebSocketInspector } from "@statelyai/inspect";
 import { loadTrace } from "../../src/cli/trace-reader.js";
 import { startViewerServer, type ViewerServer } from "../../src/cli/viewer-server.js";
 import { viewCommand } from "../../src/cli/serve-commands.js";
+import type { TraceEventLine, TraceInspectionLine } from "../../src/cli/trace-format.js";
+import { LONG_RUN_TURNS, recordLongRun } from "../support/long-trace-run.js";
 import { SAMPLE_BATCH_IDS, recordSampleRun } from "../support/sample-trace-run.js";
+
+type Line = TraceEventLine | TraceInspectionLine;
+/** A run's records as a trace holds them, written by hand: a loop and calls going through the given snapshot values. */
+function handMadeRun(calls: Record<string, unknown[]>): Line[] {
+  let t = 1_000;
+  const lines: Line[] = [{ t: (t += 1), inspect: { type: "@xstate.actor", actorId: "x:0", sessionId: "x:0", machineId: "agentLoop" } }];
+  const snapshot = (sessionId: string, actorId: string, value: unknown, status = "active"): Line => ({
+    t: (t += 10),
+    inspect: { type: "@xstate.snapshot", actorId, sessionId, event: { type: "x" }, snapshot: { status, value } },
+  });
+  lines.push(snapshot("x:0", "x:0", "requesting"), snapshot("x:0", "x:0", { toolBatch: "preparing" }));
+  Object.keys(calls).forEach((id, n) => lines.push({ t: (t += 1), inspect: { type: "@xstate.actor", actorId: id, sessionId: `x:${n + 1}`, parentId: "x:0", machineId: "toolCall" } }));
+  Object.entries(calls).forEach(([id, values], n) => {
+    for (const value of values) lines.push(snapshot(`x:${n + 1}`, id, value));
+    lines.push(snapshot(`x:${n + 1}`, id, "done", "done"));
+  });
+  lines.push(snapshot("x:0", "x:0", "done", "done"));
+  return lines;
+}
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
@@ -108,6 +129,64 @@ describe.skipIf(!existsSync(CHROMIUM))("the run viewer in a browser", () => {
     inspector.stop();
     expect(foreign).toEqual([]);
   }, 60_000);
+  // The call machine may gain a state in which a call waits for a person's approval, at the top
+  // level or inside `preparing`: its lane shows it as a span of its own with the approval colour.
+  it("shows awaiting-approval spans on a call's lane, wherever the call machine puts that state", async () => {
+    server = await startViewerServer();
+    server.addRun(
+      "approval",
+      handMadeRun({
+        call_top: ["queued", { preparing: "validating" }, "awaitingApproval", "executing"],
+        call_nested: ["queued", { preparing: "validating" }, { preparing: "awaitingApproval" }, "executing", "finalizing"],
+      }),
+    );
+    const page = await open(server.url);
+    await page.waitForSelector(".lane[data-actor=call_nested] rect");
+    const statesOf = (id: string) => page.$$eval(`.lane[data-actor=${id}] rect`, (nodes) => nodes.map((n) => n.getAttribute("data-state")));
+    expect(await statesOf("call_top")).toEqual(["queued", "preparing", "awaitingApproval", "executing", "done"]);
+    expect(await statesOf("call_nested")).toEqual(["queued", "preparing", "awaitingApproval", "executing", "finalizing", "done"]);
+    const fills = await page.$$eval(".lane[data-machine=toolCall] rect", (nodes) => nodes.map((n) => [n.getAttribute("data-state"), n.getAttribute("fill")]));
+    const approvalFills = new Set(fills.filter(([state]) => state === "awaitingApproval").map(([, fill]) => fill));
+    expect(approvalFills.size).toBe(1);
+    expect(fills.filter(([state]) => state !== "awaitingApproval").some(([, fill]) => approvalFills.has(fill))).toBe(false);
+    // Scrubbed to the nested call's approval snapshot, its lane says it awaits approval.
+    const at = Number(await page.getAttribute("#scrubber", "max"));
+    for (let i = at; i >= 0; i -= 1) {
+      await page.$eval("#scrubber", (input, value) => {
+        (input as unknown as { value: string }).value = String(value);
+        input.dispatchEvent(new Event("input"));
+      }, i);
+      if ((await page.getAttribute(".lane[data-actor=call_nested]", "data-current")) === "awaitingApproval") break;
+    }
+    expect(await page.getAttribute(".lane[data-actor=call_nested]", "data-current")).toBe("awaitingApproval");
+    expect(foreign).toEqual([]);
+    await page.close();
+    await server.close();
+  }, 60_000);
+
+  it(`opens the trace of a ${LONG_RUN_TURNS}-turn run: every record, one lane per call, stepping to either end`, async () => {
+    const file = join(await mkdtemp(join(tmpdir(), "loopchart-long-")), "run.jsonl");
+    const turns = await recordLongRun({ file });
+    expect(turns).toBe(LONG_RUN_TURNS);
+    const trace = await loadTrace(file);
+    server = await startViewerServer();
+    server.addRun(file, trace.records);
+    const page = await open(server.url);
+    await page.waitForSelector(`body[data-records="${trace.records.length}"]`, { timeout: 240_000 });
+    const lanes = await page.$$eval(".lane[data-machine=toolCall]", (nodes) => nodes.map((n) => n.getAttribute("data-actor")));
+    expect(lanes).toEqual(Array.from({ length: LONG_RUN_TURNS - 1 }, (_, n) => `call_${n}`));
+    expect(await page.$$eval("[data-machine=agentLoop] .state.active", (nodes) => nodes.map((n) => n.getAttribute("data-path")))).toContain("done");
+    expect(await page.$$eval("#transcript .msg:not([hidden])", (nodes) => nodes.length)).toBe(1 + 2 * (LONG_RUN_TURNS - 1) + 1);
+    await page.keyboard.press("Home");
+    await page.waitForSelector('body[data-cursor="0"]');
+    expect(await page.$$eval("#transcript .msg:not([hidden])", (nodes) => nodes.length)).toBe(0);
+    await page.keyboard.press("End");
+    await page.waitForSelector(`body[data-cursor="${trace.records.length - 1}"]`);
+    await page.screenshot({ path: join(output, "long-run.png") });
+    expect(foreign).toEqual([]);
+    await page.close();
+    await server.close();
+  }, 300_000);
 });
 
 describe("loopchart view on a corrupted trace", () => {

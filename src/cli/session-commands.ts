@@ -1,0 +1,167 @@
+/**
+ * The CLI's durable sessions: opening the store `--store` names, preparing
+ * `loopchart run --session <id>`, and the `resume` and `sessions` commands.
+ */
+import { resolve } from "node:path";
+import { SessionFileError } from "../errors/session-file-error.js";
+import { SessionVersionError } from "../errors/session-version-error.js";
+import { DEFAULT_SESSION_DIRECTORY, openSessionStore } from "../sessions/open-session-store.js";
+import { hasUnfinishedRun, sessionTranscript } from "../sessions/session-transcript.js";
+import { SESSION_ID_PATTERN, type SessionStore } from "../sessions/session-store.js";
+import type { CliIo } from "./cli-io.js";
+import { EXIT_CODES } from "./exit-codes.js";
+import { RESUME_HELP, SESSIONS_HELP } from "./help-text.js";
+import { parseOptions } from "./parse-options.js";
+import { prepareOutputPath } from "./prepare-output-path.js";
+import { resolveModel } from "./resolve-model.js";
+import { createTools } from "./resolve-tools.js";
+import type { DurableSessionOptions } from "./run-session.js";
+import { readCliMeta, type CliSessionMeta } from "./session-meta.js";
+import { UsageError } from "./usage-error.js";
+
+/** Opens the store of `--store` (default `.loopchart/sessions/` in the current directory); a bad spec is a usage error. */
+export async function openCliStore(spec: string | undefined, io: CliIo): Promise<SessionStore> {
+  try {
+    return await openSessionStore(spec ?? DEFAULT_SESSION_DIRECTORY, io.cwd);
+  } catch (error) {
+    if (error instanceof TypeError) throw new UsageError(`--store: ${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * Runs `work`, printing a damaged or other-version session's error (it names the
+ * file) and resolving to exit code 1 instead of the CLI's "unexpected failure".
+ */
+export async function reportingSessionErrors(io: CliIo, work: () => Promise<number>): Promise<number> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof SessionFileError || error instanceof SessionVersionError) {
+      io.stderr.write(`loopchart: ${error.message}\n`);
+      return EXIT_CODES.error;
+    }
+    throw error;
+  }
+}
+
+/**
+ * The durable-session options of `loopchart run --session <id>`: a new session,
+ * or the next prompt of a finished one (its transcript comes first). A session whose
+ * last run is unfinished is a usage error pointing at `loopchart resume`.
+ */
+export async function prepareRunSession(
+  store: SessionStore,
+  id: string,
+  meta: CliSessionMeta,
+  io: CliIo,
+  storeSpec: string | undefined,
+): Promise<DurableSessionOptions> {
+  const stored = await store.load(id);
+  if (stored && hasUnfinishedRun(stored.record)) {
+    throw new UsageError(`Session "${id}" has an unfinished run (${stored.record.state}); continue it with ${io.invokedAs} resume ${id}${storeSpec === undefined ? "" : ` --store ${storeSpec}`}.`);
+  }
+  return { store, id, restore: false, messages: stored ? sessionTranscript(stored) : [], meta: { ...meta } };
+}
+
+const RESUME_OPTIONS = {
+  store: { type: "string" },
+  trace: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/**
+ * `loopchart resume <id> [--store S] [--json] [--trace F]`: continues the session's
+ * unfinished run in this process with the model, tools and cwd it was started with
+ * (API keys from the environment). A finished session has nothing to resume: exit 0
+ * with a note. Exit codes as `run`.
+ */
+export async function resumeCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseOptions(args, RESUME_OPTIONS, "loopchart resume --help");
+  if (values.help === true) {
+    io.stdout.write(RESUME_HELP);
+    return EXIT_CODES.ok;
+  }
+  const id = sessionIdArgument(positionals, "resume");
+  const store = await openCliStore(typeof values.store === "string" ? values.store : undefined, io);
+  try {
+    return await reportingSessionErrors(io, async () => {
+      const stored = await store.load(id);
+      if (!stored) throw new UsageError(`No session "${id}" in ${store.location}. List them with ${io.invokedAs} sessions.`);
+      if (!hasUnfinishedRun(stored.record)) {
+        io.stderr.write(`Session "${id}" is ${stored.record.state}${stored.record.exitReason ? ` (${stored.record.exitReason})` : ""}: nothing to resume. Continue it with ${io.invokedAs} run --session ${id} "<prompt>".\n`);
+        return EXIT_CODES.ok;
+      }
+      const meta = readCliMeta(stored.record.meta, id);
+      const resolved = await resolveModel({ spec: meta.model, baseUrl: meta.baseUrl, env: io.env, cwd: io.cwd });
+      const tools = await createTools(meta.tools, meta.cwd);
+      const tracePath = typeof values.trace === "string" ? resolve(io.cwd, values.trace) : undefined;
+      if (tracePath !== undefined) prepareOutputPath("--trace", tracePath);
+      const { runSession } = await import("./run-session.js");
+      const outcome = await runSession({
+        io,
+        prompt: "",
+        resolved,
+        tools,
+        cwd: meta.cwd,
+        systemPrompt: stored.record.agent.systemPrompt,
+        ...(meta.maxTurns === undefined ? {} : { maxTurns: meta.maxTurns }),
+        ...(meta.maxRetries === undefined ? {} : { maxRetries: meta.maxRetries }),
+        tracePath,
+        json: values.json === true,
+        argv: ["resume", ...args],
+        durable: { store, id, restore: true, messages: sessionTranscript(stored), meta: { ...meta } },
+      });
+      return outcome.exitCode;
+    });
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * `loopchart sessions [--store S] [--json]`: one line per session of the store, most
+ * recently active first — id, state (running, awaiting approval, done, failed), turns,
+ * last activity. With `--database-url`, the DBOS runs instead (docs/DBOS.md).
+ */
+export async function sessionsCommand(args: readonly string[], io: CliIo): Promise<number> {
+  if (args.some((arg) => arg === "--database-url" || arg.startsWith("--database-url="))) {
+    return (await import("./dbos-commands.js")).sessionsCommand(args, io);
+  }
+  const { values, positionals } = parseOptions(args, { store: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } }, "loopchart sessions --help");
+  if (values.help === true) {
+    io.stdout.write(SESSIONS_HELP);
+    return EXIT_CODES.ok;
+  }
+  if (positionals.length > 0) throw new UsageError(`loopchart sessions takes no arguments, got "${positionals.join(" ")}". Run "loopchart sessions --help".`);
+  const store = await openCliStore(typeof values.store === "string" ? values.store : undefined, io);
+  try {
+    return await reportingSessionErrors(io, async () => {
+      const sessions = await store.list();
+      if (values.json === true) {
+        for (const session of sessions) io.stdout.write(`${JSON.stringify(session)}\n`);
+        return EXIT_CODES.ok;
+      }
+      if (sessions.length === 0) {
+        io.stderr.write(`No sessions in ${store.location}. Start one with ${io.invokedAs} run --session <id> "<prompt>".\n`);
+        return EXIT_CODES.ok;
+      }
+      const rows = [["ID", "STATE", "TURNS", "LAST ACTIVITY"], ...sessions.map((session) => [session.id, session.state, String(session.turns), session.updatedAt])];
+      const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+      for (const row of rows) io.stdout.write(`${row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join("  ")}\n`);
+      return EXIT_CODES.ok;
+    });
+  } finally {
+    await store.close();
+  }
+}
+
+/** The one positional session id of `command`, checked. */
+export function sessionIdArgument(positionals: readonly string[], command: string): string {
+  const [id, ...rest] = positionals;
+  if (id === undefined) throw new UsageError(`loopchart ${command} expects a session id, e.g. loopchart ${command} fix-tests (list them with loopchart sessions).`);
+  if (rest.length > 0) throw new UsageError(`loopchart ${command} takes one session id, got "${positionals.join(" ")}".`);
+  if (!SESSION_ID_PATTERN.test(id)) throw new UsageError(`"${id}" is not a session id: 1–128 letters, digits, ".", "_" or "-", starting with a letter or digit.`);
+  return id;
+}
