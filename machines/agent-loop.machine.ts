@@ -4,8 +4,7 @@
  *   starting ─▶ injectingPending ─▶ (preparingRequest) ─▶ requesting
  *   requesting ─┬─ responseFailed ───────────────────────────▶ (finishingTurn) ─▶ done (error | aborted)
  *               ├─ hasNoToolCalls ─────────────▶ (finishingTurn) ─▶ endingTurn
- *               └─ (isLengthTruncated: refuse) ─▶ toolBatch ─▶ (finishingTurn) ─▶ endingTurn
- *   toolBatch: dispatching ─▶ preparing ⇄ executing ─▶ finalizing ─▶ appending ─▶ (preparing | leave)
+ *               └─▶ toolBatch (invokes the batch machine; length-truncated: every call refused) ─▶ (finishingTurn) ─▶ endingTurn
  *   endingTurn ─┬─ decidedToEnd | shouldStop ─▶ done (stopped)
  *               └─▶ (pollingSteering) ─▶ decidingNextTurn ─┬─ hasPendingMessages ─▶ nextTurn
  *                                                          ├─ everyResultTerminates ─▶ wouldEnd
@@ -16,13 +15,17 @@
  *             ├─ reachedMaxTurns ─▶ done (maxTurns)
  *             └─▶ (preparingNextTurn) ─▶ injectingPending
  *
+ * The tool batch is a machine of its own (`machines/tool-batch.machine.ts`):
+ * `toolBatch` invokes it and appends its results when it is done, so the loop
+ * sees one event per batch.
+ *
  * States in parentheses exist on a path only when the run has that hook.
  * Guards, actions and actors are referenced by name. The defaults here are
  * stand-ins without I/O (so `xstate/graph` can traverse the machine); `src/actors/`
  * provides the real ones with `machine.provide(...)`.
  */
 import { assign, emit, enqueueActions, fromCallback, fromPromise, raise, sendTo, setup, type AnyActorRef } from "xstate";
-import type { AgentEvent, AgentMessage, AssistantMessage, ExitReason, ToolResultMessage } from "../src/types.js";
+import type { AgentEvent, AgentMessage, AssistantMessage, ExitReason } from "../src/types.js";
 import {
   callSystemId,
   type AgentLoopEvent,
@@ -34,8 +37,7 @@ import {
   type TurnHookInput,
 } from "./events.js";
 import type { ToolCallContext } from "./tool-call.machine.js";
-import { CALL_GROUP_SIZE, callGroupMachine } from "./call-group.machine.js";
-import { toolCallMachine } from "./tool-call.machine.js";
+import { toolBatchMachine, uniqueActorIds, type ToolBatchOutput } from "./tool-batch.machine.js";
 import { transcriptMessages, transcriptOf } from "./transcript.js";
 import {
   DEFAULT_INVALID_CALL_LIMIT,
@@ -52,27 +54,19 @@ import {
   ABORTED_MESSAGE,
   LENGTH_TRUNCATION_MESSAGE,
   appended,
-  callDeliveries,
-  changedBatch,
-  callGroupId,
-  callInputs,
+  batchInput,
   failedResponse,
   finalExitReason,
   abandonWarning,
   approvalWarning,
   hookFailure,
-  indexRange,
-  newBatch,
   prepareRequestInput,
-  runsSequentially,
   turnFailed,
   toolCallsOf,
   turnHookInput,
-  withRunning,
   type AgentLoopContext,
   type AgentLoopInput,
   type AgentLoopOutput,
-  type ToolBatch,
 } from "./loop-context.js";
 
 export {
@@ -82,7 +76,6 @@ export {
   type AgentLoopHooks,
   type AgentLoopInput,
   type AgentLoopOutput,
-  type ToolBatch,
 } from "./loop-context.js";
 
 /**
@@ -122,10 +115,8 @@ export const agentLoopMachine = setup({
     prepareRequest: fromPromise<NextTurnUpdate | undefined, PrepareRequestInput>(async () => undefined),
     /** Asks `finishTurn` (pi 1.x) before `turn_end`. Stand-in: no decision. */
     finishTurn: fromPromise<TurnDecision | undefined, TurnHookInput>(async () => undefined),
-    /** One tool call. */
-    toolCall: toolCallMachine,
-    /** The parent of up to `callsPerGroup` calls of a large batch. */
-    callGroup: callGroupMachine,
+    /** The tool batch of one response: runs its calls, finishes with their results in source order. */
+    toolBatch: toolBatchMachine,
   },
   delays: {
     abortGrace: ({ context }) => context.abortGraceMs,
@@ -135,14 +126,6 @@ export const agentLoopMachine = setup({
     responseFailed: (_, response: AssistantMessage) => response.stopReason === "error" || response.stopReason === "aborted",
     hasNoToolCalls: (_, response: AssistantMessage) => toolCallsOf(response).length === 0,
     isLengthTruncated: (_, response: AssistantMessage) => response.stopReason === "length",
-    isSequentialBatch: ({ context }) => context.batch?.sequential === true,
-    preparesAtOnce: ({ context }) => context.batch?.handshake === false,
-    hasUnstartedCalls: ({ context }) => (context.batch ? context.batch.started < context.batch.calls.length : false),
-    hasWaitingCalls: ({ context }) => (context.batch?.waiting.length ?? 0) > 0,
-    /** The call that settled had reported prepared and waited (a call awaiting approval, rejected): not the one preparing. */
-    wasWaiting: ({ context }, settled: { index: number }) => context.batch?.waiting.includes(settled.index) === true,
-    allExecuted: ({ context }) => context.batch?.runningCount === 0,
-    allStartedSettled: ({ context }) => (context.batch ? context.batch.settledCount === context.batch.started : true),
     everyResultTerminates: ({ context }) => context.terminated,
     hasPendingMessages: ({ context }) => context.pending.length > 0,
     hasToolCalls: ({ context }) => toolCallsOf(context.assistant).length > 0,
@@ -202,7 +185,7 @@ export const agentLoopMachine = setup({
         assistant: params.message,
         toolResults: [],
         terminated: false,
-        batch: undefined,
+        refusal: undefined,
         ...(context.budget ? { spent: spentAfter(context.spent, params.message) } : {}),
         turnDecision: undefined,
       });
@@ -212,136 +195,22 @@ export const agentLoopMachine = setup({
       message: context.assistant as AgentMessage,
       toolResults: context.toolResults,
     })),
-    startBatch: enqueueActions(({ context, enqueue }) => {
-      const calls = toolCallsOf(context.assistant);
-      const sequential = runsSequentially(context.toolExecution, calls, context.sequentialTools);
-      const handshake = sequential || context.hooks.beforeToolCall;
-      enqueue.assign({ batch: newBatch(calls, { sequential, handshake, callsPerGroup: context.callsPerGroup }) });
-    }),
-    startRefusedBatch: enqueueActions(({ context, enqueue }, params: { refusal: string }) => {
-      const options = { sequential: false, handshake: false, refusal: params.refusal, callsPerGroup: context.callsPerGroup };
-      enqueue.assign({ batch: newBatch(toolCallsOf(context.assistant), options) });
-    }),
-    /** Spawns one actor per call, in source order (or the call groups that do, for a large batch). */
-    spawnCalls: enqueueActions(({ context, enqueue }) => {
-      const batch = context.batch as ToolBatch;
-      const inputs = callInputs(context);
-      const registers = context.registersCalls;
-      if (batch.groups === 0) {
-        inputs.forEach((input, index) => {
-          const id = batch.actorIds[index] as string;
-          enqueue.spawnChild("toolCall", { id, ...(registers ? { systemId: callSystemId(id) } : {}), input });
-        });
-        return;
-      }
-      const size = context.callsPerGroup;
-      for (let group = 0; group < batch.groups; group += 1) {
-        const from = group * size;
-        const input = { calls: inputs.slice(from, from + size), actorIds: batch.actorIds.slice(from, from + size), registersCalls: registers };
-        enqueue.spawnChild("callGroup", { id: callGroupId(group), input });
-      }
-    }),
-    /** Stops every call of the batch (or every call group, with its calls). */
-    stopCalls: enqueueActions(({ context, enqueue }) => {
-      const batch = context.batch as ToolBatch;
-      const ids = batch.groups === 0 ? batch.actorIds : Array.from({ length: batch.groups }, (_, group) => callGroupId(group));
-      for (const id of ids) enqueue.stopChild(id);
-    }),
-    /** Tells the next call to prepare (handshake batches), or every call at once (in source order). */
-    prepareCalls: enqueueActions(({ context, enqueue }) => {
-      const batch = context.batch;
-      if (!batch || batch.started >= batch.calls.length) return;
-      const until = batch.handshake ? batch.started + 1 : batch.calls.length;
-      const indexes = indexRange(batch.started, until);
-      // Without a handshake (and unless refused or aborted) each call goes on to execute once prepared.
-      const startsAtOnce = !batch.handshake && batch.refusal === undefined && !context.aborted;
-      for (const delivery of callDeliveries(context, indexes, { type: startsAtOnce ? "call.start" : "call.prepare" })) {
-        enqueue.sendTo(delivery.to, delivery.event);
-      }
-      enqueue.assign(changedBatch(context, { started: until, ...(startsAtOnce ? withRunning(context, indexes) : {}) }));
-    }),
-    markWaiting: enqueueActions(({ context, enqueue }, params: { index: number }) => {
-      enqueue.assign(changedBatch(context, { waiting: [...(context.batch as ToolBatch).waiting, params.index] }));
-    }),
+    /** The batch of this response refuses every call (length truncation, or a call the wrap-up request makes): nothing executes. */
+    refuseCalls: assign((_, params: { refusal: string }) => ({ refusal: params.refusal })),
     /**
-     * Lets the prepared calls execute: the waiting ones (handshake batches), or
-     * every unsettled one not started already. After an abort they are cancelled
-     * instead; a refused batch executes nothing.
+     * Appends the batch's results (its result messages were emitted by the batch), notes whether
+     * they all terminate, and counts the breaker's row: the same rejected call in a row (a refused
+     * batch, where nothing was validated, leaves the row as it was).
      */
-    releaseCalls: enqueueActions(({ context, enqueue }) => {
-      const batch = context.batch as ToolBatch;
-      if (batch.refusal !== undefined) return;
-      const indexes = batch.handshake
-        ? batch.waiting
-        : indexRange(0, batch.started).filter((index) => batch.results[index] === null && !batch.running[index]);
-      if (indexes.length === 0) return;
-      if (context.aborted) {
-        for (const delivery of callDeliveries(context, indexes, { type: "call.cancel", reason: ABORTED_MESSAGE })) {
-          enqueue.sendTo(delivery.to, delivery.event);
-        }
-        enqueue.assign(changedBatch(context, { waiting: [] }));
-        return;
-      }
-      for (const delivery of callDeliveries(context, indexes, { type: "call.execute" })) {
-        enqueue.sendTo(delivery.to, delivery.event);
-      }
-      enqueue.assign(changedBatch(context, { waiting: [], ...withRunning(context, indexes) }));
-    }),
-    recordSettled: enqueueActions(({ context, enqueue }, params: Extract<AgentLoopEvent, { type: "tool.settled" }>) => {
-      const batch = context.batch;
-      if (!batch || batch.results[params.index] !== null) return;
-      const results = batch.results.slice();
-      results[params.index] = {
-        role: "toolResult",
-        toolCallId: params.toolCallId,
-        toolName: params.toolName,
-        content: params.result.content ?? [],
-        details: params.result.details,
-        isError: params.isError,
-        ...(params.result.usage === undefined ? {} : { usage: params.result.usage }),
-        ...(params.result.addedToolNames === undefined ? {} : { addedToolNames: params.result.addedToolNames }),
-        ...(params.durationMs === undefined ? {} : { durationMs: params.durationMs }),
-        timestamp: Date.now(),
+    appendBatchResults: assign(({ context }, output: ToolBatchOutput) => {
+      const counts = context.refusal === undefined && (output.rejected.length > 0 || context.invalidStreak !== undefined);
+      const calls = toolCallsOf(context.assistant);
+      return {
+        ...appended(context, output.results),
+        toolResults: output.results,
+        terminated: output.terminates,
+        invalidStreak: counts ? streakAfterBatch(context.invalidStreak, calls, output.results, output.rejected) : context.invalidStreak,
       };
-      const terminates = batch.terminates.slice();
-      terminates[params.index] = params.result.terminate === true;
-      const rejected = params.rejected !== undefined ? { rejected: [...(batch.rejected ?? []), params.index] } : {};
-      const wasRunning = batch.running[params.index] === true;
-      const running = wasRunning ? batch.running.slice() : batch.running;
-      running[params.index] = false;
-      // A call that settles while waiting for the go (rejected while awaiting approval) is not released later.
-      const waiting = batch.waiting.includes(params.index) ? batch.waiting.filter((index) => index !== params.index) : batch.waiting;
-      enqueue.assign(changedBatch(context, {
-        waiting,
-        results,
-        terminates,
-        running,
-        runningCount: batch.runningCount - (wasRunning ? 1 : 0),
-        settledCount: batch.settledCount + 1,
-        ...rejected,
-      }));
-    }),
-    appendSettledResults: enqueueActions(({ context, enqueue }) => {
-      const batch = context.batch as ToolBatch;
-      const ready: ToolResultMessage[] = [];
-      let next = batch.appended;
-      while (next < batch.results.length && batch.results[next]) {
-        const message = batch.results[next] as ToolResultMessage;
-        enqueue.emit({ type: "message_start", message });
-        enqueue.emit({ type: "message_end", message });
-        ready.push(message);
-        next += 1;
-      }
-      if (ready.length === 0) return;
-      enqueue.assign({ ...changedBatch(context, { appended: next }), ...appended(context, ready), toolResults: context.toolResults.concat(ready) });
-    }),
-    concludeBatch: enqueueActions(({ context, enqueue }) => {
-      const batch = context.batch as ToolBatch;
-      const terminated = batch.refusal === undefined && batch.calls.length > 0 && batch.terminates.every(Boolean);
-      // The breaker counts the same rejected call in a row; a refused batch (nothing was validated) leaves it as it was.
-      const counts = batch.refusal === undefined && (batch.rejected !== undefined || context.invalidStreak !== undefined);
-      const invalidStreak = counts ? streakAfterBatch(context.invalidStreak, batch.calls, batch.results, batch.rejected) : context.invalidStreak;
-      enqueue.assign({ terminated, invalidStreak });
     }),
     /** A response without tool calls breaks the breaker's row. */
     endInvalidStreak: assign({ invalidStreak: undefined }),
@@ -382,20 +251,12 @@ export const agentLoopMachine = setup({
     markAbandoned: assign({ abandoned: true }),
     /** After the grace period, `run.abandon` stops the waiting on whatever ignored the abort. */
     scheduleAbandon: raise({ type: "run.abandon" }, { id: "abandon", delay: "abortGrace" }),
-    /** Says what the run stops waiting on (a hook, the stream, or the batch's unsettled calls). */
-    warnAbandoned: emit(({ context }, params: { waitingOn?: string }) => abandonWarning(context, params.waitingOn)),
+    /** Says what the run stops waiting on (a hook, the stream). */
+    warnAbandoned: emit(({ context }, params: { waitingOn: string }) => abandonWarning(context, params.waitingOn)),
     /** Tells the model request to give up on its stream: it answers with an aborted response. */
     abandonRequest: sendTo("requestModel", { type: "run.abandon" }),
-    /** Tells every started, unsettled call the run was aborted: a call awaiting approval settles aborted, the others ignore it. */
-    abortAwaitingCalls: enqueueActions(({ context, enqueue }) => {
-      const batch = context.batch;
-      if (!batch) return;
-      const indexes = indexRange(0, batch.started).filter((index) => batch.results[index] === null);
-      if (indexes.length === 0) return;
-      for (const delivery of callDeliveries(context, indexes, { type: "call.abort", reason: ABORTED_MESSAGE })) {
-        enqueue.sendTo(delivery.to, delivery.event);
-      }
-    }),
+    /** Passes `run.abort` / `run.abandon` on to the batch: it warns about and cancels its unsettled calls. */
+    forwardToBatch: sendTo("toolBatch", (_, params: { type: "run.abort" | "run.abandon" }) => ({ type: params.type })),
     /**
      * Hands a decision to the call it names, found by its system id (whatever the
      * batch structure). `always` also records the tool as approved for good and
@@ -429,22 +290,12 @@ export const agentLoopMachine = setup({
       const toolName = snapshot.context.toolCall.name;
       if (decision.always !== true || context.approvedTools.includes(toolName)) return;
       enqueue.assign({ approvedTools: [...context.approvedTools, toolName] });
-      const batch = context.batch;
-      if (!batch) return;
-      batch.calls.forEach((other, index) => {
-        const id = batch.actorIds[index] as string;
-        const sibling = other.name === toolName && id !== decision.toolCallId ? system.get(callSystemId(id)) : undefined;
+      // The batch's calls (their actor ids as the batch makes them), wherever in the batch they live.
+      const calls = toolCallsOf(context.assistant);
+      uniqueActorIds(calls).forEach((id, index) => {
+        const sibling = calls[index]?.name === toolName && id !== decision.toolCallId ? system.get(callSystemId(id)) : undefined;
         if (sibling) enqueue.sendTo(sibling as AnyActorRef, { type: "call.preapprove" });
       });
-    }),
-    /** Cancels every call that started and has not settled: each settles with the aborted result. */
-    cancelRunningCalls: enqueueActions(({ context, enqueue }) => {
-      const batch = context.batch;
-      if (!batch) return;
-      const indexes = indexRange(0, batch.started).filter((index) => batch.results[index] === null);
-      for (const delivery of callDeliveries(context, indexes, { type: "call.cancel", reason: ABORTED_MESSAGE })) {
-        enqueue.sendTo(delivery.to, delivery.event);
-      }
     }),
     exitWith: assign((_, params: { reason: ExitReason; errorMessage?: string }) => ({
       exitReason: params.reason,
@@ -494,7 +345,6 @@ export const agentLoopMachine = setup({
       finishTurn: input.hooks?.finishTurn ?? false,
       needsApproval: input.hooks?.needsApproval ?? false,
     },
-    callsPerGroup: Math.max(1, Math.floor(input.callsPerGroup ?? CALL_GROUP_SIZE)),
     abortGraceMs: input.abortGraceMs ?? ABORT_GRACE_MS,
     invalidCallLimit: input.invalidCallLimit ?? DEFAULT_INVALID_CALL_LIMIT,
     onInvalidCallLimit: input.onInvalidCallLimit ?? "stop",
@@ -510,7 +360,7 @@ export const agentLoopMachine = setup({
     aborted: false,
   }),
   on: {
-    "run.abort": { guard: "notAborted", actions: ["markAborted", "scheduleAbandon", "abortAwaitingCalls"] },
+    "run.abort": { guard: "notAborted", actions: ["markAborted", "scheduleAbandon"] },
     "tool.approve": { actions: { type: "routeDecision", params: ({ event }) => event } },
     "tool.reject": { actions: { type: "routeDecision", params: ({ event }) => event } },
   },
@@ -625,107 +475,32 @@ export const agentLoopMachine = setup({
           {
             guard: { type: "isLengthTruncated", params: ({ event }) => event.message },
             target: "toolBatch",
-            actions: [
-              { type: "acceptResponse", params: ({ event }) => event },
-              { type: "startRefusedBatch", params: { refusal: LENGTH_TRUNCATION_MESSAGE } },
-            ],
+            actions: [{ type: "acceptResponse", params: ({ event }) => event }, { type: "refuseCalls", params: { refusal: LENGTH_TRUNCATION_MESSAGE } }],
           },
           // The wrap-up request offered no tools: a call it makes anyway is refused, not run.
           {
             guard: "isWrapUpTurn",
             target: "toolBatch",
-            actions: [
-              { type: "acceptResponse", params: ({ event }) => event },
-              { type: "startRefusedBatch", params: { refusal: WRAP_UP_REFUSAL_MESSAGE } },
-            ],
+            actions: [{ type: "acceptResponse", params: ({ event }) => event }, { type: "refuseCalls", params: { refusal: WRAP_UP_REFUSAL_MESSAGE } }],
           },
-          { target: "toolBatch", actions: [{ type: "acceptResponse", params: ({ event }) => event }, "startBatch"] },
+          { target: "toolBatch", actions: { type: "acceptResponse", params: ({ event }) => event } },
         ],
       },
     },
     toolBatch: {
-      initial: "dispatching",
-      // Every call is an actor of its own for the batch's lifetime.
-      entry: "spawnCalls",
-      exit: "stopCalls",
       on: {
+        "run.abort": { guard: "notAborted", actions: ["markAborted", "scheduleAbandon", { type: "forwardToBatch", params: { type: "run.abort" } }] },
         // The abandon fires once: after it, the run calls no further hook (one could hang it for good).
-        "run.abandon": { actions: [{ type: "warnAbandoned", params: {} }, "cancelRunningCalls", "markAbandoned"] },
+        "run.abandon": { actions: [{ type: "forwardToBatch", params: { type: "run.abandon" } }, "markAbandoned"] },
       },
-      states: {
-        // Every call was spawned on entering the batch.
-        dispatching: {
-          always: "preparing",
-        },
-        preparing: {
-          entry: "prepareCalls",
-          always: { guard: "preparesAtOnce", target: "executing" },
-          on: {
-            "tool.prepared": [
-              {
-                guard: "isSequentialBatch",
-                target: "executing",
-                actions: { type: "markWaiting", params: ({ event }) => ({ index: event.index }) },
-              },
-              {
-                guard: "hasUnstartedCalls",
-                target: "preparing",
-                reenter: true,
-                actions: { type: "markWaiting", params: ({ event }) => ({ index: event.index }) },
-              },
-              {
-                target: "executing",
-                actions: { type: "markWaiting", params: ({ event }) => ({ index: event.index }) },
-              },
-            ],
-            "tool.settled": [
-              // A waiting call was rejected (or aborted) while the next one prepares: keep preparing.
-              {
-                guard: { type: "wasWaiting", params: ({ event }) => event },
-                actions: { type: "recordSettled", params: ({ event }) => event },
-              },
-              {
-                guard: "isSequentialBatch",
-                target: "appending",
-                actions: { type: "recordSettled", params: ({ event }) => event },
-              },
-              {
-                guard: "hasUnstartedCalls",
-                target: "preparing",
-                reenter: true,
-                actions: { type: "recordSettled", params: ({ event }) => event },
-              },
-              {
-                guard: "hasWaitingCalls",
-                target: "executing",
-                actions: { type: "recordSettled", params: ({ event }) => event },
-              },
-              { target: "appending", actions: { type: "recordSettled", params: ({ event }) => event } },
-            ],
-          },
-        },
-        executing: {
-          entry: "releaseCalls",
-          always: { guard: "allExecuted", target: "finalizing" },
-          on: {
-            "tool.settled": { actions: { type: "recordSettled", params: ({ event }) => event } },
-          },
-        },
-        finalizing: {
-          always: { guard: "allStartedSettled", target: "appending" },
-          on: {
-            "tool.settled": { actions: { type: "recordSettled", params: ({ event }) => event } },
-          },
-        },
-        appending: {
-          entry: "appendSettledResults",
-          always: [
-            { guard: "hasUnstartedCalls", target: "preparing" },
-            // Leaving the batch stops every call (stopCalls).
-            { guard: "asksFinishTurn", target: "#agentLoop.finishingTurn", actions: "concludeBatch" },
-            { target: "#agentLoop.endingTurn", actions: "concludeBatch" },
-          ],
-        },
+      invoke: {
+        id: "toolBatch",
+        src: "toolBatch",
+        input: ({ context }) => batchInput(context),
+        onDone: [
+          { guard: "asksFinishTurn", target: "finishingTurn", actions: { type: "appendBatchResults", params: ({ event }) => event.output } },
+          { target: "endingTurn", actions: { type: "appendBatchResults", params: ({ event }) => event.output } },
+        ],
       },
     },
     // pi 1.x: finishTurn sees the turn's results before turn_end and may end the run or ask for one more request.

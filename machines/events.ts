@@ -35,15 +35,19 @@ export interface ToolCallInput {
   index: number;
   /** When set, the call is refused without being prepared; the text is its error result. */
   refusal?: string;
-  /** Which per-call hooks the run has; their states are skipped otherwise. */
-  hooks?: { beforeToolCall: boolean; afterToolCall: boolean };
+  /** Which per-call hooks the run has (and whether some tool decides `needsApproval` with a function); their states are skipped otherwise. */
+  hooks?: { beforeToolCall: boolean; afterToolCall: boolean; needsApproval?: boolean };
   /**
-   * Whether the loop waits for `tool.prepared` before it goes on (sequential
-   * batches, and runs with `beforeToolCall`). Otherwise the loop tells every
-   * call `call.start` (prepare, then execute) in one step, and only
-   * `tool.settled` is reported.
+   * Whether the batch waits for `tool.prepared` before it goes on (sequential
+   * batches, runs with `beforeToolCall`, batches started after an abort): the
+   * call then waits in `prepared` for `call.execute` or `call.cancel`.
    */
   reportsPreparation?: boolean;
+  /**
+   * Set when no handshake is needed (a parallel batch without `beforeToolCall`):
+   * the call prepares and goes straight on to execute; it reports only `tool.settled`.
+   */
+  proceeds?: boolean;
   /** Set when the run has `beforeToolCall` or `afterToolCall`: what those hooks are shown. */
   hookScope?: CallHookScope;
   /** The tool's timeout and retry policy, when it has one. */
@@ -64,10 +68,12 @@ export interface CallHookScope {
 }
 
 /**
- * Events a tool-call actor sends its parent: `tool.prepared` only when asked to
- * wait (`call.prepare`), and exactly one `tool.settled` per call.
+ * Events a tool-call actor sends its batch: `tool.prepared` only when the batch
+ * needs the handshake (`reportsPreparation`), and exactly one `tool.settled` per
+ * call. A slice of a large batch reports `tool.prepared` the same way (with the
+ * source index of its first call) and settles by finishing, with its results as output.
  */
-export type ToolCallToLoopEvent =
+export type ToolCallToBatchEvent =
   | { type: "tool.prepared"; toolCallId: string; index: number }
   | {
       type: "tool.settled";
@@ -81,23 +87,18 @@ export type ToolCallToLoopEvent =
     };
 
 /**
- * What the loop tells a call: prepare and wait (`call.prepare`), then execute
- * (`call.execute`) or give up (`call.cancel`); or prepare and execute without
- * waiting (`call.start`, parallel batches that need no handshake).
+ * What a batch tells a prepared call (or slice) that waits for its go: execute
+ * (`call.execute`) or give up (`call.cancel`, also sent to a running call when
+ * the run stops waiting after an abort).
  */
-export type LoopToToolCallEvent =
-  | { type: "call.prepare" }
-  | { type: "call.start" }
-  | { type: "call.execute" }
-  | { type: "call.cancel"; reason: string }
-  | CallApprovalEvent;
+export type BatchToToolCallEvent = { type: "call.execute" } | { type: "call.cancel"; reason: string } | CallApprovalEvent;
 
 /**
- * What the loop tells a call about approval: the user's decision for a call
- * waiting in `awaitingApproval` (`call.approve` / `call.reject`), that its tool
- * was approved for good meanwhile (`call.preapprove`, any step), or that the run
- * was aborted (`call.abort`: a call waiting for a decision settles aborted; any
- * other step ignores it and honours the run's signal itself).
+ * What a call is told about approval: the user's decision for a call waiting in
+ * `awaitingApproval` (`call.approve` / `call.reject`, from the loop), that its
+ * tool was approved for good meanwhile (`call.preapprove`, any step), or that the
+ * run was aborted (`call.abort`, from its batch: a call waiting for a decision
+ * settles aborted; any other step ignores it and honours the run's signal itself).
  */
 export type CallApprovalEvent =
   | { type: "call.approve" }
@@ -116,9 +117,6 @@ export type CallApprovalEvent =
 export type ApprovalDecisionEvent =
   | { type: "tool.approve"; toolCallId: string; always?: boolean }
   | { type: "tool.reject"; toolCallId: string; reason?: string };
-
-/** What the loop sends a call group: deliver `event` to its calls at `indexes` (source order), in that order. */
-export type LoopToCallGroupEvent = { type: "group.send"; indexes: number[]; event: LoopToToolCallEvent };
 
 /**
  * What the `requestModel` actor (invoked by `requesting`) sends back to the loop: the final message, and
@@ -182,8 +180,8 @@ export interface TurnHookInput {
  */
 export type RunControlEvent = { type: "run.abort" } | { type: "run.abandon" };
 
-/** Every event the loop machine accepts. */
-export type AgentLoopEvent = ModelStreamEvent | ToolCallToLoopEvent | RunControlEvent | ApprovalDecisionEvent;
+/** Every event the loop machine accepts (the batch's end arrives as its invoke's done event). */
+export type AgentLoopEvent = ModelStreamEvent | RunControlEvent | ApprovalDecisionEvent;
 
 /** System id of the actor of the tool call whose actor id is `actorId` (the tool call id, made unique within the batch). */
 export const callSystemId = (actorId: string): string => `toolCall:${actorId}`;

@@ -7,10 +7,18 @@ export {
   type AgentLoopHooks,
   type AgentLoopInput,
   type AgentLoopOutput,
-  type ToolBatch,
 } from "./agent-loop.machine.js";
-export { CALL_GROUP_SIZE, callGroupMachine, type CallGroupInput } from "./call-group.machine.js";
 export { SINGLE_CALL_ID, singleCallMachine, type SingleCallContext } from "./single-call.machine.js";
+export {
+  SLICE_SIZE,
+  batchModeOf,
+  linkSlices,
+  toolBatchMachine,
+  type BatchMode,
+  type ToolBatchContext,
+  type ToolBatchInput,
+  type ToolBatchOutput,
+} from "./tool-batch.machine.js";
 export {
   BLOCKED_MESSAGE,
   errorResult,
@@ -22,16 +30,15 @@ export {
 } from "./tool-call.machine.js";
 export type {
   AgentLoopEvent,
-  LoopToToolCallEvent,
+  BatchToToolCallEvent,
   ModelStreamEvent,
   NextTurnUpdate,
   PrepareRequestInput,
   RequestModelInput,
   RunControlEvent,
   SettledToolCall,
-  LoopToCallGroupEvent,
   ToolCallInput,
-  ToolCallToLoopEvent,
+  ToolCallToBatchEvent,
   TurnDecision,
   TurnHookInput,
 } from "./events.js";

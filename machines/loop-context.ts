@@ -15,18 +15,20 @@ import type {
   ToolExecutionMode,
   ToolResultMessage,
 } from "../src/types.js";
-import type { LoopToCallGroupEvent, LoopToToolCallEvent, PrepareRequestInput, ToolCallInput, TurnDecision, TurnHookInput } from "./events.js";
+import type { PrepareRequestInput, TurnDecision, TurnHookInput } from "./events.js";
 import { appendMessages, type Transcript } from "./transcript.js";
-import { errorText } from "./tool-call.machine.js";
+import { ABORTED_MESSAGE, errorText } from "./tool-call.machine.js";
 import type { BudgetSpent, InvalidCallStreak, ToolPolicies } from "./loop-policies.js";
+import { batchModeOf, type ToolBatchInput } from "./tool-batch.machine.js";
+
+export { runsSequentially } from "./tool-batch.machine.js";
 
 /** Text of the error result each call of a length-truncated response gets. */
 export const LENGTH_TRUNCATION_MESSAGE =
   "The response hit the output token limit before this tool call was complete, so it was not executed. " +
   "Re-issue the call with complete arguments (split large content across several calls if needed).";
 
-/** Text of the result a call gets when the run was aborted before it could start. */
-export const ABORTED_MESSAGE = "Operation aborted";
+export { ABORTED_MESSAGE };
 
 /** Which hooks the run has; lets the chart skip polling states that would do nothing. */
 export interface AgentLoopHooks {
@@ -58,13 +60,6 @@ export interface AgentLoopInput {
   sequentialTools?: string[];
   maxTurns?: number;
   hooks?: Partial<AgentLoopHooks>;
-  /**
-   * Internal, not set by the runtime: most calls the loop spawns itself (default
-   * 32). A larger batch is spawned in call groups of this many calls, because
-   * tearing down one parent of n children costs XState n². The model checker
-   * lowers it to explore call groups at a small bound.
-   */
-  callsPerGroup?: number;
   /** How long (ms) an aborted run waits for work that ignores the signal (default `ABORT_GRACE_MS`). */
   abortGraceMs?: number;
   /** The invalid-call breaker's limit (default `DEFAULT_INVALID_CALL_LIMIT`; 0: off). */
@@ -90,42 +85,6 @@ export interface AgentLoopInput {
   registersCalls?: boolean;
 }
 
-/** The tool batch of the current turn. */
-export interface ToolBatch {
-  calls: ToolCall[];
-  /** Actor id of each call (the tool call id, made unique within the batch). */
-  actorIds: string[];
-  /** Call groups the calls are spawned in; 0 when the loop spawns them itself. */
-  groups: number;
-  sequential: boolean;
-  /** Refusal text when the whole batch is refused (length truncation). */
-  refusal?: string;
-  /**
-   * Whether each call reports `tool.prepared` and waits for the loop before the
-   * next one prepares (sequential batches, runs with `beforeToolCall`). Otherwise
-   * preparation is synchronous, so the loop tells every call to prepare and then
-   * to execute at once: the calls still prepare one at a time in source order.
-   */
-  handshake: boolean;
-  /** Calls told to prepare so far (source order). */
-  started: number;
-  /** Indexes of prepared calls waiting for the go (handshake batches). */
-  waiting: number[];
-  /** Whether each call was told to execute and has not yet reported `tool.executed` or `tool.settled`. */
-  running: boolean[];
-  /** How many entries of `running` are true. */
-  runningCount: number;
-  /** Settled results by source index. */
-  results: (ToolResultMessage | null)[];
-  /** Source indexes of the calls rejected in preparation (invalid arguments, unknown tool), when any. */
-  rejected?: number[];
-  /** Whether each settled result asked to terminate. */
-  terminates: boolean[];
-  settledCount: number;
-  /** Results appended to the transcript so far (source order). */
-  appended: number;
-}
-
 /** Context of the loop machine. Plain, JSON-serializable data, never changed in place: every change is a new value. */
 export interface AgentLoopContext {
   systemPrompt: string;
@@ -141,7 +100,6 @@ export interface AgentLoopContext {
   sequentialTools: string[];
   maxTurns?: number;
   hooks: AgentLoopHooks;
-  callsPerGroup: number;
   /** The abort grace period (ms): after it, what still ignores the abort is abandoned. */
   abortGraceMs: number;
   invalidCallLimit: number;
@@ -163,7 +121,8 @@ export interface AgentLoopContext {
   /** Turns started so far. */
   turn: number;
   assistant?: AssistantMessage;
-  batch?: ToolBatch;
+  /** Set when the current response's calls are all refused (length truncation). */
+  refusal?: string;
   toolResults: ToolResultMessage[];
   /** The last batch asked to terminate (every result set `terminate`). */
   terminated: boolean;
@@ -190,68 +149,9 @@ export interface AgentLoopOutput {
 export const toolCallsOf = (message: AssistantMessage | undefined): ToolCall[] =>
   message ? (message.content.filter((block) => block.type === "toolCall") as ToolCall[]) : [];
 
-/**
- * Whether a batch runs one call at a time: when the run says so
- * (`toolExecution: "sequential"`), or when any call of the batch names a tool that
- * declares `executionMode: "sequential"` (pi's rule; a tool's `"parallel"` cannot
- * make a sequential run parallel). Calls of unknown tools count for nothing.
- */
-export function runsSequentially(toolExecution: ToolExecutionMode, calls: readonly ToolCall[], sequentialTools: readonly string[]): boolean {
-  return toolExecution === "sequential" || calls.some((call) => sequentialTools.includes(call.name));
-}
-
-const uniqueActorIds = (calls: ToolCall[]): string[] => {
-  const seen = new Set<string>();
-  return calls.map((call, index) => {
-    const id = seen.has(call.id) ? `${call.id}#${index}` : call.id;
-    seen.add(id);
-    return id;
-  });
-};
-
-/** The batch with `changes` applied, as a new object (the context is never changed in place). */
-export function changedBatch(context: AgentLoopContext, changes: Partial<ToolBatch>): Pick<AgentLoopContext, "batch"> {
-  return { batch: { ...(context.batch as ToolBatch), ...changes } };
-}
-
 /** The transcript after appending `added`: new values sharing the old chunks. */
 export function appended(context: AgentLoopContext, added: AgentMessage[]): Pick<AgentLoopContext, "messages" | "newMessages"> {
   return { messages: appendMessages(context.messages, added), newMessages: appendMessages(context.newMessages, added) };
-}
-
-export const newBatch = (
-  calls: ToolCall[],
-  options: { sequential: boolean; handshake: boolean; refusal?: string; callsPerGroup: number },
-): ToolBatch => ({
-  calls,
-  actorIds: uniqueActorIds(calls),
-  groups: calls.length > options.callsPerGroup ? Math.ceil(calls.length / options.callsPerGroup) : 0,
-  sequential: options.sequential,
-  ...(options.refusal !== undefined ? { refusal: options.refusal } : {}),
-  handshake: options.handshake,
-  started: 0,
-  waiting: [],
-  running: calls.map(() => false),
-  runningCount: 0,
-  results: calls.map(() => null),
-  terminates: calls.map(() => false),
-  settledCount: 0,
-  appended: 0,
-});
-
-/** The batch's `running` flags and count once the calls at `indexes` were told to execute. */
-export function withRunning(context: AgentLoopContext, indexes: number[]): Pick<ToolBatch, "running" | "runningCount"> {
-  const batch = context.batch as ToolBatch;
-  const running = batch.running.slice();
-  for (const index of indexes) running[index] = true;
-  return { running, runningCount: batch.runningCount + indexes.length };
-}
-
-/** Indexes `from` (inclusive) to `to` (exclusive). */
-export function indexRange(from: number, to: number): number[] {
-  const indexes: number[] = [];
-  for (let index = from; index < to; index += 1) indexes.push(index);
-  return indexes;
 }
 
 /** Why the run ended. An abort wins: a run that saw `run.abort` ends `aborted`, whatever it was doing. */
@@ -261,52 +161,32 @@ export function finalExitReason(context: AgentLoopContext): ExitReason {
 
 export { failedResponse } from "../src/messages.js";
 
-/** Actor id of the call group that owns the calls from `group × callsPerGroup` on. */
-export const callGroupId = (group: number): string => `calls-${group}`;
-
-/** The input of each of the batch's tool-call actors, in source order. */
-export function callInputs(context: AgentLoopContext): ToolCallInput[] {
-  const batch = context.batch as ToolBatch;
-  const hooks = { beforeToolCall: context.hooks.beforeToolCall, afterToolCall: context.hooks.afterToolCall };
-  const hookScope =
-    hooks.beforeToolCall || hooks.afterToolCall || context.hooks.needsApproval
-      ? { assistantMessage: context.assistant as AssistantMessage, systemPrompt: context.systemPrompt, messages: context.messages }
-      : undefined;
-  const policies = context.toolPolicies?.calls;
-  return batch.calls.map((toolCall, index): ToolCallInput => {
-    const policy = policies && Object.hasOwn(policies, toolCall.name) ? policies[toolCall.name] : undefined;
-    return {
-      toolCall,
-      index,
-      hooks,
-      reportsPreparation: batch.handshake,
-      ...(hookScope ? { hookScope } : {}),
-      ...(batch.refusal !== undefined ? { refusal: batch.refusal } : {}),
-      ...(policy ? { policy } : {}),
-      ...(context.approvedTools.includes(toolCall.name) ? { preapproved: true } : {}),
-    };
-  });
-}
-
 /**
- * Where the loop sends `event` for the calls at `indexes`: to each call itself,
- * or (grouped batches) one `group.send` per call group, in source order.
+ * The input of the batch of the current response: its calls, the mode
+ * ({@link batchModeOf}), the refusal of a length-truncated response (refused
+ * batches run in parallel: nothing executes), the call hooks and what they are
+ * shown, whether the run was aborted already, the tools approved for good, and
+ * whether calls register their system id.
  */
-export function callDeliveries(
-  context: AgentLoopContext,
-  indexes: number[],
-  event: LoopToToolCallEvent,
-): { to: string; event: LoopToToolCallEvent | LoopToCallGroupEvent }[] {
-  const batch = context.batch as ToolBatch;
-  if (batch.groups === 0) return indexes.map((index) => ({ to: batch.actorIds[index] as string, event }));
-  const byGroup = new Map<number, number[]>();
-  for (const index of indexes) {
-    const group = Math.floor(index / context.callsPerGroup);
-    const members = byGroup.get(group) ?? [];
-    members.push(index);
-    byGroup.set(group, members);
-  }
-  return [...byGroup].map(([group, members]) => ({ to: callGroupId(group), event: { type: "group.send", indexes: members, event } }));
+export function batchInput(context: AgentLoopContext): ToolBatchInput {
+  const assistant = context.assistant as AssistantMessage;
+  const calls = toolCallsOf(assistant);
+  const refused = context.refusal !== undefined;
+  const hooks = { beforeToolCall: context.hooks.beforeToolCall, afterToolCall: context.hooks.afterToolCall, needsApproval: context.hooks.needsApproval };
+  return {
+    calls,
+    mode: refused ? "parallel" : batchModeOf(calls, context.toolExecution, context.sequentialTools),
+    ...(context.refusal !== undefined ? { refusal: context.refusal } : {}),
+    hooks,
+    ...(hooks.beforeToolCall || hooks.afterToolCall || hooks.needsApproval
+      ? { hookScope: { assistantMessage: assistant, systemPrompt: context.systemPrompt, messages: context.messages } }
+      : {}),
+    aborted: context.aborted,
+    abortGraceMs: context.abortGraceMs,
+    ...(context.approvedTools.length > 0 ? { approvedTools: context.approvedTools } : {}),
+    ...(context.toolPolicies && Object.keys(context.toolPolicies.calls).length > 0 ? { policies: context.toolPolicies.calls } : {}),
+    ...(context.registersCalls ? { registersCalls: true } : {}),
+  };
 }
 
 export function turnHookInput(context: AgentLoopContext): TurnHookInput {
@@ -337,23 +217,14 @@ export function hookFailure(hook: string, error: unknown): { reason: ExitReason;
 
 /**
  * The `warning` event the loop emits when the abort grace period ran out while it
- * still waited on `waitingOn` (a hook, the model stream), or, without it, on the
- * batch's unsettled calls. Says that a late settle will be ignored.
+ * still waited on `waitingOn` (a hook, the model stream). Says that a late settle
+ * will be ignored. (The batch warns about its own unsettled calls.)
  */
-export function abandonWarning(context: AgentLoopContext, waitingOn?: string): Extract<AgentEvent, { type: "warning" }> {
-  const batch = context.batch;
-  const pending = waitingOn !== undefined
-    ? [waitingOn]
-    : batch
-      ? indexRange(0, batch.started)
-          .filter((index) => batch.results[index] === null)
-          .map((index) => `tool call "${batch.calls[index]?.name}" (id ${batch.calls[index]?.id})`)
-      : [];
-  const what = pending.length > 0 ? pending.join(", ") : "work in flight";
+export function abandonWarning(context: AgentLoopContext, waitingOn: string): Extract<AgentEvent, { type: "warning" }> {
   return {
     type: "warning",
     reason: "abandoned",
-    message: `${what} did not honour the abort within ${context.abortGraceMs} ms; the run stopped waiting, and a late settle will be ignored`,
+    message: `${waitingOn} did not honour the abort within ${context.abortGraceMs} ms; the run stopped waiting, and a late settle will be ignored`,
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * One tool call outside a batch (pi-agent-core 1.x's `runToolCall`): the parent of a
- * single `toolCall` actor, which it spawns and tells `call.start` (prepare, then
- * execute), so the call takes exactly the steps a model-issued call takes. It ends
+ * single `toolCall` actor, which it spawns ready to go on from preparation to
+ * execution (`proceeds`), so the call takes exactly the steps a model-issued call
+ * of a parallel batch takes. It ends
  * with the call's `tool.settled` as its output.
  *
  *   running ─ tool.settled ─▶ done
@@ -10,7 +11,7 @@
  * call. No I/O: the call's actors are provided by `src/run-tool-call.ts`.
  */
 import { assign, enqueueActions, sendTo, setup } from "xstate";
-import type { CallApprovalEvent, SettledToolCall, ToolCallInput, ToolCallToLoopEvent } from "./events.js";
+import type { CallApprovalEvent, SettledToolCall, ToolCallInput, ToolCallToBatchEvent } from "./events.js";
 import { missingResult, toolCallMachine } from "./tool-call.machine.js";
 
 /** Actor id of the call a single-call actor parents. */
@@ -26,16 +27,15 @@ export const singleCallMachine = setup({
   types: {
     input: {} as ToolCallInput,
     context: {} as SingleCallContext,
-    events: {} as ToolCallToLoopEvent | Extract<CallApprovalEvent, { type: "call.reject" }>,
+    events: {} as ToolCallToBatchEvent | Extract<CallApprovalEvent, { type: "call.reject" }>,
     output: {} as SettledToolCall,
   },
   actors: { toolCall: toolCallMachine },
   actions: {
     startCall: enqueueActions(({ context, enqueue }) => {
-      enqueue.spawnChild("toolCall", { id: SINGLE_CALL_ID, input: context.call });
-      enqueue.sendTo(SINGLE_CALL_ID, { type: "call.start" });
+      enqueue.spawnChild("toolCall", { id: SINGLE_CALL_ID, input: { ...context.call, reportsPreparation: false, proceeds: true } });
     }),
-    recordSettled: assign((_, event: Extract<ToolCallToLoopEvent, { type: "tool.settled" }>) => ({
+    recordSettled: assign((_, event: Extract<ToolCallToBatchEvent, { type: "tool.settled" }>) => ({
       settled: {
         result: event.result,
         isError: event.isError,

@@ -1,26 +1,31 @@
 /**
  * One tool call, as its own actor:
  *
- *   queued ─▶ preparing ─┬─ (settled: refused, unknown, invalid, blocked, aborted) ─▶ done
- *                        ├─ (asks approval) ─▶ awaitingApproval ─┬─ call.approve ─▶ prepared | executing
- *                        │                                       └─ call.reject / call.abort ─▶ done
- *                        ├─ (told call.prepare) ─▶ prepared ─ call.execute ─▶ executing
- *                        └─ (told call.start) ──────────────────────────────▶ executing
+ *   starting ─┬─ (refused) ─────────────────────────────────────────────────────────▶ done
+ *             ├─ preparesAsynchronously ─▶ preparing ─┐ (settled: unknown, invalid, blocked, aborted ─▶ done)
+ *             └─ (prepareArguments) ─▶ checked ───────┴─┬─ (asks approval) ─▶ awaitingApproval ─┬─ call.approve ─▶ prepared | executing
+ *                                                       │                                       └─ call.reject / call.abort ─▶ done
+ *                                                       ├─ (handshake) ─▶ prepared ─ call.execute ─▶ executing
+ *                                                       └─ (proceeds) ─────────────────────────────▶ executing
  *   executing ─┬─ retries ─▶ waitingToRetry ─ (backoff) ─▶ executing
  *              ├─ consultsAfterHook ─▶ finalizing ─▶ done
  *              └─▶ done
  *   (executingWithTimeout: the same, for a tool with `timeoutMs`; when it passes ─▶ done, timed out)
  *
- * Its batch spawns it (system id `toolCall:<id>`) and tells it `call.start`
- * (prepare, then execute) or `call.prepare` (prepare, report `tool.prepared`,
- * wait in `prepared` for `call.execute`). Either way it reports exactly one
- * `tool.settled` to its parent, on reaching `done`. `call.cancel` (the run gave up
- * waiting after an abort) settles it at once from any step; leaving a state stops
- * its actor, so a cancelled tool's signal aborts.
+ * Its batch (`machines/tool-batch.machine.ts`) spawns it (system id
+ * `toolCall:<actor id>`) when the call's turn comes, and it starts preparing at once. A refused call (length truncation)
+ * settles without preparing. Without a handshake (`proceeds`) it goes on to
+ * execute; with one (`reportsPreparation`) it reports `tool.prepared` and waits
+ * in `prepared` for `call.execute`. Either way it reports exactly one
+ * `tool.settled` to its batch, on reaching `done`. `call.cancel` (after an abort)
+ * settles it at once from any step; leaving a state stops its actor, so a
+ * cancelled tool's signal aborts.
  *
  * Each step's work is an invoked, named actor of the call: `prepareCall` (lookup,
  * `prepareArguments`, validation, `beforeToolCall`), `executeTool` (the tool's
- * `execute` with the call's own signal) and `afterToolCall`. They take what they
+ * `execute` with the call's own signal) and `afterToolCall` — except preparation
+ * without `beforeToolCall`, which is synchronous and so the named action
+ * `prepareArguments` (an actor would cost an event and a microtask per call). They take what they
  * need as input from this context; `src/actors/` provides the real ones. The call
  * emits its own `tool_execution_start` (entering `preparing`) and
  * `tool_execution_end` (settling). The context is plain data, changed only through `assign`.
@@ -35,7 +40,7 @@
  */
 import { assign, emit, enqueueActions, fromPromise, raise, sendParent, setup } from "xstate";
 import type { AgentEvent, AgentToolResult, BeforeToolCallResult } from "../src/types.js";
-import type { CallHookScope, LoopToToolCallEvent, SettledToolCall, ToolCallInput, ToolCallToLoopEvent } from "./events.js";
+import type { CallHookScope, BatchToToolCallEvent, SettledToolCall, ToolCallInput, ToolCallToBatchEvent } from "./events.js";
 import { describeThrown } from "../src/describe-thrown.js";
 import { timedOutText } from "./loop-policies.js";
 
@@ -45,13 +50,16 @@ export interface ToolCallContext extends ToolCallInput {
   args?: unknown;
   /** The settled result, once known. */
   settled?: SettledToolCall;
-  /** Told `call.start` (or released by `call.execute` while awaiting approval): goes on to execution once ready. */
+  /** Goes on from preparation to execution without waiting (from the input, or released by `call.execute` while awaiting approval). */
   proceeds?: boolean;
   /** Which run of the tool this is, once it was retried (2 for the first retry). */
   attempt?: number;
   /** Set once the call asked for approval: `"asked"` while waiting, `"approved"` after. */
   approval?: "asked" | "approved";
 }
+
+/** Text of the result a call gets when the run was aborted before it could finish. */
+export const ABORTED_MESSAGE = "Operation aborted";
 
 /** Builds the error result every failure on a tool's path becomes. */
 export function errorResult(text: string): AgentToolResult<unknown> {
@@ -115,7 +123,7 @@ export const toolCallMachine = setup({
   types: {
     context: {} as ToolCallContext,
     input: {} as ToolCallInput,
-    events: {} as LoopToToolCallEvent,
+    events: {} as BatchToToolCallEvent,
     emitted: {} as AgentEvent,
   },
   actors: {
@@ -151,9 +159,23 @@ export const toolCallMachine = setup({
     asksApproval: ({ context }, prepared: PreparedCall) => "args" in prepared && prepared.approval === "ask" && context.preapproved !== true,
     proceeds: ({ context }) => context.proceeds === true,
     consultsAfterHook: ({ context }) => context.hooks?.afterToolCall === true,
+    /** `beforeToolCall`, or a tool's `needsApproval` function, may be asynchronous: the prepareCall actor asks them. */
+    preparesAsynchronously: ({ context }) =>
+      context.hookScope !== undefined && (context.hooks?.beforeToolCall === true || context.hooks?.needsApproval === true),
+    hasSettled: ({ context }) => context.settled !== undefined,
+    /** The synchronous preparation asked for approval (the tool's `needsApproval: true`). */
+    waitsForApproval: ({ context }) => context.approval === "asked",
   },
   actions: {
-    /** Remembers that the batch said `call.start`: execute once prepared. */
+    /**
+     * Preparation without `beforeToolCall` or a `needsApproval` function, which is
+     * synchronous: looks the tool up, applies `prepareArguments` and validates,
+     * recording the arguments (and `approval: "asked"` when the tool's
+     * `needsApproval` is `true` and it was not approved for good) or the call's
+     * error result. Stand-in: accepts the raw arguments.
+     */
+    prepareArguments: assign(({ context }): Partial<ToolCallContext> => ({ args: context.toolCall.arguments })),
+    /** Remembers the batch's go while the call waits for approval: it executes once approved. */
     proceedWhenPrepared: assign({ proceeds: true }),
     /** Records what preparation ended with: the arguments, or the result. */
     acceptPrepared: assign((_, prepared: PreparedCall) => ("settled" in prepared ? { settled: prepared.settled } : { args: prepared.args })),
@@ -201,9 +223,9 @@ export const toolCallMachine = setup({
     reportPrepared: enqueueActions(({ context, enqueue }) => {
       // An approved call reported on starting to wait.
       if (!context.reportsPreparation || context.approval === "approved") return;
-      enqueue.sendParent({ type: "tool.prepared", toolCallId: context.toolCall.id, index: context.index } satisfies ToolCallToLoopEvent);
+      enqueue.sendParent({ type: "tool.prepared", toolCallId: context.toolCall.id, index: context.index } satisfies ToolCallToBatchEvent);
     }),
-    reportSettled: sendParent(({ context }): ToolCallToLoopEvent => {
+    reportSettled: sendParent(({ context }): ToolCallToBatchEvent => {
       const settled = context.settled ?? missingResult();
       return {
         type: "tool.settled",
@@ -220,18 +242,30 @@ export const toolCallMachine = setup({
 }).createMachine({
   id: "toolCall",
   context: ({ input }) => ({ ...input }),
-  initial: "queued",
+  initial: "starting",
   on: {
     // The tool was approved for good while this call was on its way (or done: then nothing changes).
     "call.preapprove": { actions: "markPreapproved" },
   },
   states: {
-    queued: {
-      on: {
+    starting: {
+      always: [
         // A refused call (length truncation) settles without preparing.
-        "call.prepare": [{ guard: "isRefused", target: "done", actions: ["announceStart", "settleWithRefusal"] }, { target: "preparing" }],
-        "call.start": { target: "preparing", actions: "proceedWhenPrepared" },
-      },
+        { guard: "isRefused", target: "done", actions: ["announceStart", "settleWithRefusal"] },
+        // beforeToolCall and needsApproval functions are asked in the prepareCall actor.
+        { guard: "preparesAsynchronously", target: "preparing" },
+        // Otherwise preparation is synchronous: an action, not an actor and an event.
+        { target: "checked", actions: ["announceStart", "prepareArguments"] },
+      ],
+    },
+    checked: {
+      always: [
+        { guard: "hasSettled", target: "done" },
+        { guard: "waitsForApproval", target: "awaitingApproval" },
+        { guard: "proceedsWithTimeout", target: "executingWithTimeout" },
+        { guard: "proceeds", target: "executing" },
+        { target: "prepared" },
+      ],
     },
     preparing: {
       entry: "announceStart",

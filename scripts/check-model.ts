@@ -10,7 +10,7 @@ import { checkAgentLoop, formatReport, reportPasses } from "../src/model-check/i
 const HELP = `Usage: npm run check:model [-- --help]
 
 Explores every path of the agent loop statechart (machines/agent-loop.machine.ts, with the
-call-group and tool-call machines it spawns) under an abstract world: model replies (text,
+tool-batch and tool-call machines it runs) under an abstract world: model replies (text,
 1..n tool calls, length-truncated, error, malformed final events, repaired tool-call ids), tool
 outcomes, hooks, aborts, max turns, and "what is pending never settles" (then only the abort
 and its grace period happen, and the run must end). It

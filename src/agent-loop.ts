@@ -7,10 +7,10 @@ import { createActor, type Actor, type AnyActorRef, type InspectionEvent, type O
 import { agentLoopMachine, type AgentLoopOutput } from "../machines/agent-loop.machine.js";
 import { transcriptMessages } from "../machines/transcript.js";
 import { createRequestModelActor } from "./actors/request-model.js";
-import { createAfterToolCallActor, createExecuteToolActor, createPrepareCallActor } from "./actors/tool-call-actors.js";
+import { createAfterToolCallActor, createExecuteToolActor, createPrepareArgumentsAction, createPrepareCallActor } from "./actors/tool-call-actors.js";
 import { createTurnHookActors, sequentialToolNames } from "./actors/turn-hook-actors.js";
 import { toolCallMachine } from "../machines/tool-call.machine.js";
-import { callGroupMachine } from "../machines/call-group.machine.js";
+import { linkSlices, toolBatchMachine } from "../machines/tool-batch.machine.js";
 import { EventStream } from "./event-stream.js";
 import { readableInspector } from "./inspection/readable-inspection.js";
 import { telemetryFor } from "./inspection/telemetry.js";
@@ -68,22 +68,29 @@ export interface CreateAgentLoopActorOptions {
   snapshot?: Snapshot<unknown>;
 }
 
-/** The loop machine with a run's real actors provided. */
-export function provideRunActors(services: RunServices): typeof agentLoopMachine {
-  const toolCall = toolCallMachine.provide({
+/**
+ * `machine` (default: the shipped loop) with a run's real actors provided: the
+ * model request, the turn hooks, and — inside the tool batch the machine
+ * provides (and its slices) — the tool-call machine with its real actors.
+ */
+export function provideRunActors(services: RunServices, machine: typeof agentLoopMachine = agentLoopMachine): typeof agentLoopMachine {
+  const actors = machine.implementations.actors as { toolBatch?: typeof toolBatchMachine };
+  const batch = actors.toolBatch ?? toolBatchMachine;
+  const calls = (batch.implementations.actors as { toolCall?: typeof toolCallMachine }).toolCall ?? toolCallMachine;
+  const toolCall = calls.provide({
     actors: {
       prepareCall: createPrepareCallActor(services),
       executeTool: createExecuteToolActor(services),
       afterToolCall: createAfterToolCallActor(services),
     },
+    actions: { prepareArguments: createPrepareArgumentsAction(services) as never },
   });
-  return agentLoopMachine.provide({
+  return machine.provide({
     actors: {
       requestModel: createRequestModelActor(services),
       ...createTurnHookActors(services),
       invalidCallHint: createInvalidCallHintActor(services),
-      toolCall,
-      callGroup: callGroupMachine.provide({ actors: { toolCall } }),
+      toolBatch: linkSlices(batch.provide({ actors: { toolCall } })),
     },
   });
 }

@@ -5,6 +5,8 @@
  * `runAgentLoopContinue`, queues steering and follow-up messages for the loop's
  * polls, and hands every event to its listeners in order.
  */
+import { uniqueActorIds } from "../machines/tool-batch.machine.js";
+import { toolCallsOf } from "../machines/loop-context.js";
 import type { AnyActorRef } from "xstate";
 import { runIntoSink, type AgentLoopActor } from "./agent-loop.js";
 import { callSystemId } from "../machines/events.js";
@@ -354,9 +356,10 @@ export class Agent {
   /** loopchart: ids of the active run's tool calls waiting for approval, in source order. */
   awaitingApproval(): string[] {
     const actor = this.activeRun?.actor;
-    const batch = actor?.getSnapshot().context.batch;
-    if (!actor || !batch) return [];
-    return batch.actorIds.filter((id) => this.callOf(actor, id)?.value === "awaitingApproval");
+    const snapshot = actor?.getSnapshot();
+    if (!actor || !snapshot?.matches("toolBatch")) return [];
+    // The batch's calls by actor id (as the batch makes them), wherever in the batch they live.
+    return uniqueActorIds(toolCallsOf(snapshot.context.assistant)).filter((id) => this.callOf(actor, id)?.value === "awaitingApproval");
   }
 
   private callOf(actor: AgentLoopActor, toolCallId: string): { value: unknown; context: ToolCallContext } | undefined {

@@ -5,7 +5,7 @@
  * closed over once, when the run's machine is provided.
  * Every failure becomes an error result; none rejects for a tool's or hook's fault.
  */
-import { fromPromise } from "xstate";
+import { assign, fromPromise } from "xstate";
 import type { CallHookScope, SettledToolCall } from "../../machines/events.js";
 import { ABORTED_MESSAGE } from "../../machines/agent-loop.machine.js";
 import {
@@ -16,6 +16,7 @@ import {
   type FinalizeToolCallInput,
   type PrepareCallInput,
   type PreparedCall,
+  type ToolCallContext,
 } from "../../machines/tool-call.machine.js";
 import type { AfterToolCallResult, AgentEvent, AgentLoopConfig, AgentToolResult, ToolCall } from "../types.js";
 import { hookContext, type RunServices } from "../run-environment.js";
@@ -98,6 +99,25 @@ export function createPrepareCallActor(services: RunServices) {
   });
 }
 
+/**
+ * Creates the `prepareArguments` action of a run: preparation of a call when the
+ * run has no `beforeToolCall` and no tool decides `needsApproval` with a function
+ * (lookup, `prepareArguments`, validation), which is synchronous. Records the
+ * arguments (and `approval: "asked"` for a tool whose `needsApproval` is `true`,
+ * unless approved for good) or the call's error result.
+ */
+export function createPrepareArgumentsAction(services: RunServices) {
+  return assign(({ context }: { context: ToolCallContext }): Partial<ToolCallContext> => {
+    const prepared = prepareArguments(services, context.toolCall);
+    if ("settled" in prepared) return { settled: prepared.settled };
+    // needsApproval `true` asks; a function is asked in the prepareCall actor (hooks.needsApproval), so here it can only
+    // be a tool swapped in later: a human decides.
+    const needsApproval = services.tool(context.toolCall.name)?.needsApproval;
+    const asks = needsApproval !== undefined && needsApproval !== false && context.preapproved !== true;
+    return asks ? { args: prepared.args, approval: "asked" } : { args: prepared.args };
+  });
+}
+
 /** The signal a tool runs with: the call's own (aborted when the call's actor stops), reached by the run's. */
 function callSignal(own: AbortSignal, run: AbortSignal | undefined): AbortSignal {
   return run ? AbortSignal.any([own, run]) : own;
@@ -117,7 +137,8 @@ export function createExecuteToolActor(services: RunServices) {
     const { toolCall } = input;
     let live = true;
     await Promise.resolve();
-    if (signal.aborted) return failed(ABORTED_MESSAGE);
+    // The run may have been aborted since the call was prepared (its preparation can run before the batch starts).
+    if (signal.aborted || services.signal?.aborted) return failed(ABORTED_MESSAGE);
     const tool = services.tool(toolCall.name);
     const onUpdate = (partialResult: AgentToolResult<unknown>) => {
       if (!live || signal.aborted) return;

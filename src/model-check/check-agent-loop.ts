@@ -6,10 +6,10 @@
  * of world events that reaches it.
  */
 import { fromCallback, type AnyStateMachine, type AnyTransitionDefinition } from "xstate";
-import { callGroupMachine } from "../../machines/call-group.machine.js";
+import { toolBatchMachine } from "../../machines/tool-batch.machine.js";
 import { toolCallMachine } from "../../machines/tool-call.machine.js";
 import { explore } from "./explore.js";
-import { baseLoopInput, createLoopWorld, SERIAL_TOOL, TOOL, type HookOutcome, type LoopWorldState } from "./loop-world.js";
+import { baseLoopInput, createLoopWorld, worldPrepareArguments, SERIAL_TOOL, TOOL, type HookOutcome, type LoopWorldState } from "./loop-world.js";
 import { coverageOf } from "./machine-transitions.js";
 import { createStepRecorder } from "./record-step.js";
 import {
@@ -41,27 +41,29 @@ export interface CheckAgentLoopOptions {
   abstractContext?: (context: unknown) => unknown;
   /** Traversal cap per configuration (default 2,000,000 iterations); exceeding it throws. */
   limit?: number;
-  /** The tool-call machine the call group spawns (default: the shipped `toolCallMachine`). Its actors are inert; the world answers them. */
+  /** The tool-call machine the batch spawns (default: the one the batch machine provides). Its actors are inert; the world answers them. */
   toolCallMachine?: AnyStateMachine;
-  /** The call group machine of large batches (default: the shipped `callGroupMachine`). */
-  callGroupMachine?: AnyStateMachine;
+  /** The tool-batch machine the loop invokes (default: the one `machine` provides as `toolBatch`); the world plays its calls and slices. */
+  toolBatchMachine?: AnyStateMachine;
 }
 
 /**
  * The configurations explored by default: every pi 0.73 hook with `maxTurns`; no
- * hook, and `afterToolCall` with steering, in parallel (where the loop prepares and
- * releases a batch at once) with `maxTurns`, the latter with call groups one call
- * smaller than the largest batch; pi 1.x's turn hooks (`prepareRequest`,
- * `finishTurn`, `prepareNextTurn`) with follow-up and `maxTurns`;
- * `shouldStopAfterTurn` and `finishTurn` (so a `continue` decision meets no
- * follow-up poll) with sequential tools, the same call groups (which then pass on
- * `tool.prepared`) and no cap. (A hook alone takes the paths that skip the others.)
- * Three more, one turn each, let the world ask for approval (`approvals`): parallel without and with
- * `beforeToolCall` (the handshake), and sequential in call groups.
+ * hook, and `afterToolCall` with steering, in parallel (where the batch starts
+ * every call at once) with `maxTurns`, the latter with a batch fan-out one call
+ * smaller than the largest batch (so the largest batch runs in slices);
+ * `beforeToolCall` alone with the same fan-out (slices that prepare one by one,
+ * report `tool.prepared` and wait for their go) and one turn; pi 1.x's turn hooks
+ * (`prepareRequest`, `finishTurn`, `prepareNextTurn`) with follow-up and
+ * `maxTurns`; `shouldStopAfterTurn` and `finishTurn` (so a `continue` decision
+ * meets no follow-up poll) with sequential tools and no cap. (A hook alone takes
+ * the paths that skip the others.) Three more, one turn each, let the world ask
+ * for approval (`approvals`): parallel without and with `beforeToolCall` (the
+ * handshake, in slices), and sequential.
  */
 export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAULT_MODEL_CHECK_MAX_CALLS): ModelCheckConfiguration[] {
-  // Groups one call smaller than the largest batch: the largest is spawned in call groups, smaller ones by the loop.
-  const callsPerGroup = Math.max(1, maxCalls - 1);
+  // A fan-out one call smaller than the largest batch: the largest runs in slices, smaller ones are parented by the batch.
+  const fanOut = Math.max(2, maxCalls - 1);
   return [
     {
       name: `all pi 0.73 hooks, parallel, maxTurns ${turns}`,
@@ -73,23 +75,35 @@ export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAUL
     },
     { name: `no hooks, parallel, maxTurns ${turns}`, input: { maxTurns: turns, sequentialTools: [SERIAL_TOOL] } },
     {
-      name: `afterToolCall and steering, parallel, call groups of ${callsPerGroup}, maxTurns ${turns}`,
-      input: { hooks: { afterToolCall: true, steering: true } as never, maxTurns: turns, callsPerGroup },
+      name: `afterToolCall and steering, parallel, batch fan-out ${fanOut}, maxTurns ${turns}`,
+      input: { hooks: { afterToolCall: true, steering: true } as never, maxTurns: turns },
+      batchFanOut: fanOut,
+    },
+    {
+      name: `beforeToolCall only, parallel, batch fan-out ${fanOut}, maxTurns 1`,
+      input: { hooks: { beforeToolCall: true } as never, maxTurns: 1 },
+      batchFanOut: fanOut,
     },
     {
       name: `pi 1.x turn hooks (prepareRequest, finishTurn, prepareNextTurn) and follow-up, parallel, maxTurns ${turns}`,
       input: { hooks: { prepareRequest: true, finishTurn: true, prepareNextTurn: true, followUp: true } as never, maxTurns: turns },
     },
     {
-      name: `shouldStopAfterTurn and finishTurn, sequential, call groups of ${callsPerGroup}, no maxTurns`,
-      input: { hooks: { shouldStopAfterTurn: true, finishTurn: true } as never, toolExecution: "sequential", callsPerGroup },
+      name: "shouldStopAfterTurn and finishTurn, sequential, no maxTurns",
+      input: { hooks: { shouldStopAfterTurn: true, finishTurn: true } as never, toolExecution: "sequential" },
     },
     // Approval: one turn each, so the decisions multiply only the first batch.
-    { name: "approvals, parallel, maxTurns 1", input: { maxTurns: 1 }, approvals: true },
-    { name: "approvals and beforeToolCall, parallel, maxTurns 1", input: { hooks: { beforeToolCall: true } as never, maxTurns: 1 }, approvals: true },
+    // A tool decides needsApproval with a function: every call prepares in the prepareCall actor, then goes straight on.
+    { name: "approvals, a needsApproval function, parallel, maxTurns 1", input: { hooks: { needsApproval: true } as never, maxTurns: 1 }, approvals: true },
     {
-      name: `approvals, sequential, call groups of ${callsPerGroup}, maxTurns 1`,
-      input: { toolExecution: "sequential", callsPerGroup, maxTurns: 1 },
+      name: `approvals and beforeToolCall, parallel, batch fan-out ${fanOut}, maxTurns 1`,
+      input: { hooks: { beforeToolCall: true } as never, maxTurns: 1 },
+      approvals: true,
+      batchFanOut: fanOut,
+    },
+    {
+      name: "approvals, sequential, maxTurns 1",
+      input: { toolExecution: "sequential", maxTurns: 1 },
       approvals: true,
     },
     // The loop policies, each alone (every response uses one token).
@@ -123,6 +137,12 @@ export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAUL
   ];
 }
 
+/** The state machine `machine` provides as actor `name`, if it is one. */
+function providedMachine(machine: AnyStateMachine, name: string): AnyStateMachine | undefined {
+  const logic = (machine.implementations as { actors?: Record<string, unknown> }).actors?.[name];
+  return typeof logic === "object" && logic !== null && "root" in logic && "provide" in logic ? (logic as AnyStateMachine) : undefined;
+}
+
 /** `machine` with every actor replaced by an inert stand-in, so each child step is an explicit world event. */
 function withStandIns(machine: AnyStateMachine): AnyStateMachine {
   const names = Object.keys((machine.implementations as { actors?: Record<string, unknown> }).actors ?? {});
@@ -146,10 +166,14 @@ export function checkAgentLoop(machine: AnyStateMachine, options: CheckAgentLoop
   const maxCalls = options.maxCalls ?? DEFAULT_MODEL_CHECK_MAX_CALLS;
   const configurations = options.configurations ?? defaultModelCheckConfigurations(turns, maxCalls);
   const explored = withStandIns(machine);
-  const callMachine = withStandIns(options.toolCallMachine ?? toolCallMachine);
-  const groupMachine = withStandIns(options.callGroupMachine ?? callGroupMachine);
+  // The batch and call machines the loop provides (a seeded fault may live there), unless given.
+  const batch = options.toolBatchMachine ?? providedMachine(machine, "toolBatch") ?? toolBatchMachine;
+  const callMachine = withStandIns(options.toolCallMachine ?? providedMachine(batch, "toolCall") ?? toolCallMachine).provide({
+    actions: { prepareArguments: worldPrepareArguments },
+  } as never);
+  const batchMachine = withStandIns(batch);
   const recorders = { loop: createStepRecorder(), call: createStepRecorder({ withParent: true }) };
-  const taken = { loop: new Set<AnyTransitionDefinition>(), call: new Set<AnyTransitionDefinition>(), group: new Set<AnyTransitionDefinition>() };
+  const taken = { loop: new Set<AnyTransitionDefinition>(), call: new Set<AnyTransitionDefinition>(), batch: new Set<AnyTransitionDefinition>() };
   const violations: ModelCheckViolation[] = [];
   const reports: ConfigurationReport[] = [];
   for (const configuration of configurations) {
@@ -158,13 +182,14 @@ export function checkAgentLoop(machine: AnyStateMachine, options: CheckAgentLoop
       {
         loop: explored,
         call: callMachine,
-        group: groupMachine,
+        batch: batchMachine,
         recorders,
         onTransitions: (transitions, of) => transitions.forEach((transition) => taken[of].add(transition)),
       },
       input,
       {
         maxCalls,
+        ...(configuration.batchFanOut !== undefined ? { batchFanOut: configuration.batchFanOut } : {}),
         ...(options.hookOutcomes ? { hookOutcomes: options.hookOutcomes } : {}),
         ...(options.abstractContext ? { abstractContext: options.abstractContext } : {}),
         ...(configuration.approvals ? { approvals: true } : {}),
@@ -191,6 +216,6 @@ export function checkAgentLoop(machine: AnyStateMachine, options: CheckAgentLoop
     configurations: reports,
     coverage,
     toolCallCoverage: coverageOf(callMachine, taken.call),
-    callGroupCoverage: coverageOf(groupMachine, taken.group),
+    toolBatchCoverage: coverageOf(batchMachine, taken.batch),
   };
 }

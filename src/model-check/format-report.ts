@@ -55,9 +55,9 @@ export function formatReport(report: ModelCheckReport): string {
   const calls = report.toolCallCoverage;
   lines.push(`  tool-call machine (machines/tool-call.machine.ts): ${calls.covered}/${calls.transitions} transitions covered (${percent(calls.covered, calls.transitions)}%)`);
   for (const key of calls.uncovered) lines.push(`    not covered: ${key}`);
-  const group = report.callGroupCoverage;
-  lines.push(`  call group machine (machines/call-group.machine.ts): ${group.covered}/${group.transitions} transitions covered (${percent(group.covered, group.transitions)}%)`);
-  for (const key of group.uncovered) lines.push(`    not covered: ${key}`);
+  const batch = report.toolBatchCoverage;
+  lines.push(`  tool-batch machine (machines/tool-batch.machine.ts): ${batch.covered}/${batch.transitions} transitions covered (${percent(batch.covered, batch.transitions)}%)`);
+  for (const key of batch.uncovered) lines.push(`    not covered: ${key}`);
   lines.push(`invariants checked on every path:`);
   for (const invariant of report.invariants) lines.push(`  ${invariant} ${INVARIANT_DESCRIPTIONS[invariant]}`);
   lines.push(`time: ${(report.durationMs / 1000).toFixed(1)} s`);
@@ -69,8 +69,8 @@ export function formatReport(report: ModelCheckReport): string {
   return lines.join("\n");
 }
 
-/** Whether the report passes: no violation and every transition of the loop, tool-call and call group machines covered. */
+/** Whether the report passes: no violation and every transition of the loop, tool-batch and tool-call machines covered. */
 export function reportPasses(report: ModelCheckReport): boolean {
   const complete = (coverage: { covered: number; transitions: number }) => coverage.covered === coverage.transitions;
-  return report.violations.length === 0 && report.covered === report.transitions && complete(report.toolCallCoverage) && complete(report.callGroupCoverage);
+  return report.violations.length === 0 && report.covered === report.transitions && complete(report.toolCallCoverage) && complete(report.toolBatchCoverage);
 }

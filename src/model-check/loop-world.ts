@@ -1,11 +1,12 @@
 /**
  * The abstract world around the loop machine: what the model, the tools, the
  * hooks and the user can do next, as explicit events. A world state pairs the
- * loop's real snapshot with the real snapshots of the batch's tool-call actors
- * and of the call groups that own them in a large batch (the calls' actors — prepareCall,
- * afterToolCall — are inert stand-ins and their tools do not run: the answers
- * are world events), whether the model stream has started, whether the abort's grace
- * period ran out, and the invariant monitor.
+ * loop's real snapshot with the real snapshots of the tool batch it invokes (and
+ * the slices of it a large batch spawns) and of the batch's tool-call actors
+ * (the calls' actors — prepareCall, executeTool, afterToolCall — are inert
+ * stand-ins and their tools do not run: the answers are world events), whether
+ * the model stream has started, whether the abort's grace period ran out, and
+ * the invariant monitor.
  *
  * Two kinds of hostile input are part of the world. A user function that never
  * settles: in any state the world may stop answering everything pending (a tool,
@@ -16,7 +17,7 @@
  * world turns these into the response the real `requestModel` actor would send, with
  * the same function (`finalResponse`).
  */
-import { type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, type AnyTransitionDefinition, type EventObject } from "xstate";
+import { assign, type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, type AnyTransitionDefinition, type EventObject } from "xstate";
 import { callSystemId } from "../../machines/events.js";
 import type { ToolCallContext } from "../../machines/tool-call.machine.js";
 import type { AgentEvent, AgentMessage, AssistantMessage, Model, StopReason, ToolCall } from "../types.js";
@@ -35,28 +36,34 @@ import { REQUEST_ABORTED_MESSAGE } from "../providers/assistant-stream.js";
 import { failedResponse } from "../messages.js";
 import { ABORTED_MESSAGE } from "../../machines/loop-context.js";
 
-/** One tool-call actor of the current batch: the real tool-call machine's snapshot. */
+/** One tool-call actor of the current batch: the real tool-call machine's snapshot, and the key of the batch that parents it. */
 export interface WorldCall {
   id: string;
   name: string;
   index: number;
+  parent: string;
   snapshot: AnyMachineSnapshot;
 }
 
-/** A call group of the current batch: its id in the loop, its calls' ids, and the real group machine's snapshot. */
-export interface WorldGroup {
+/**
+ * The tool batch the loop invokes, or a slice of it: its key (`toolBatch`, then
+ * `toolBatch/slice-0`, … for slices), its actor id in its parent, the parent's
+ * key (null: the loop), and the real batch machine's snapshot.
+ */
+export interface WorldBatch {
+  key: string;
   id: string;
-  callIds: string[];
+  parent: string | null;
   snapshot: AnyMachineSnapshot;
 }
 
-/** A state of the product of the loop, the batch's tool-call actors (and call groups) and the world. */
+/** A state of the product of the loop, its tool batch (and slices), the batch's tool-call actors and the world. */
 export interface LoopWorldState {
   status: "active" | "done" | "error";
   output: undefined;
   error: undefined;
   loop: AnyMachineSnapshot;
-  groups: WorldGroup[];
+  batches: WorldBatch[];
   calls: WorldCall[];
   modelStarted: boolean;
   /** The abort's grace period ran out: the loop's delayed `run.abandon` fired (it fires once). */
@@ -70,8 +77,8 @@ export interface LoopWorldState {
 export interface WorldEvent extends EventObject {
   /** The event delivered, to the loop or (with `call`) to a tool-call actor. */
   send?: SentEvent;
-  /** Index of the tool-call actor that receives `send`. */
-  call?: number;
+  /** Actor id of the tool-call actor that receives `send`. */
+  call?: string;
   /** An event the world itself emits to the run's sink (a streamed response's `message_start`). */
   emits?: AgentEvent;
   modelStarted?: boolean;
@@ -100,6 +107,8 @@ export interface LoopWorldOptions {
   hookOutcomes?: Record<string, HookOutcome[]>;
   /** Abstracts the loop's context for state identity; must drop growing data. */
   abstractContext?: (context: unknown) => unknown;
+  /** Most children per batch machine (the batch's `fanOut`); lowered to explore slices at a small bound. */
+  batchFanOut?: number;
   /** Preparation may ask for approval, and the user decides (see `ModelCheckConfiguration.approvals`). */
   approvals?: boolean;
 }
@@ -110,11 +119,11 @@ export interface LoopWorldMachines {
   loop: AnyStateMachine;
   /** The tool-call machine (stand-in actors provided). */
   call: AnyStateMachine;
-  /** The call group machine of large batches (stand-in children). */
-  group: AnyStateMachine;
+  /** The tool-batch machine (stand-in children: the world plays its calls and slices). */
+  batch: AnyStateMachine;
   recorders: { loop: StepRecorder; call: StepRecorder };
   /** Receives the transitions every step took, by machine. */
-  onTransitions: (taken: AnyTransitionDefinition[], of: "loop" | "call" | "group") => void;
+  onTransitions: (taken: AnyTransitionDefinition[], of: "loop" | "call" | "batch") => void;
 }
 
 /** Name of the tool that declares sequential execution in sample batches. */
@@ -169,8 +178,23 @@ const SETTLE_TEXT = {
 /** Marks a sample call's raw arguments as failing preparation (unknown tool or invalid arguments). */
 const INVALID_FLAG = "modelCheckInvalid";
 
+/** Marks a sample call as one to a tool whose `needsApproval` is `true` (approval configurations). */
+const ASKS_FLAG = "modelCheckAsksApproval";
+
 /** Whether the world marked a call's raw arguments as failing preparation (unknown tool or invalid arguments). */
 const marksInvalid = (context: ToolCallContext): boolean => context.toolCall.arguments[INVALID_FLAG] === true;
+
+/**
+ * The world's `prepareArguments` (a call's synchronous preparation without
+ * `beforeToolCall`): arguments the world marked invalid settle at once with the
+ * invalid-arguments result; the others are accepted as they are.
+ */
+export const worldPrepareArguments = assign(({ context }: { context: ToolCallContext }): Partial<ToolCallContext> => {
+  if (marksInvalid(context)) return { settled: { result: { content: [{ type: "text", text: SETTLE_TEXT.invalid }], details: {} }, isError: true } };
+  // A call to a tool whose needsApproval is `true` asks (unless its tool was approved for good).
+  const asks = context.toolCall.arguments[ASKS_FLAG] === true && context.preapproved !== true;
+  return asks ? { args: context.toolCall.arguments, approval: "asked" } : { args: context.toolCall.arguments };
+});
 
 const DEFAULT_HOOK_OUTCOMES: Record<string, HookOutcome[]> = {
   pollSteering: [
@@ -199,7 +223,7 @@ const DEFAULT_HOOK_OUTCOMES: Record<string, HookOutcome[]> = {
 };
 
 /** Actor sources the world plays itself rather than answering as a hook. */
-const OWN_SOURCES = new Set(["requestModel", "callGroup", "toolCall"]);
+const OWN_SOURCES = new Set(["requestModel", "toolBatch", "toolCall"]);
 
 /** The world: initial state, events, and the step of the product. */
 export interface LoopWorld {
@@ -231,25 +255,14 @@ export const MAX_CASCADE = 10_000;
 interface CallInput {
   toolCall: ToolCall;
   index: number;
+  proceeds?: boolean;
 }
-
-/** The input a loop gives a call group: the calls, their actor ids, the loop. */
-interface GroupInput {
-  calls: CallInput[];
-  actorIds: string[];
-}
-
-const isGroupInput = (input: unknown): input is GroupInput =>
-  typeof input === "object" && input !== null && Array.isArray((input as GroupInput).calls) && Array.isArray((input as GroupInput).actorIds);
-
-const isCallInput = (input: unknown): input is CallInput =>
-  typeof input === "object" && input !== null && typeof (input as CallInput).toolCall === "object" && typeof (input as CallInput).index === "number";
 
 /**
- * Builds the world for the machines starting from `input`. The loop's events to
- * its calls and call groups, and theirs to the loop, are delivered in FIFO order until
- * quiet, as the runtime's mailboxes do; what the world chooses is which outside
- * answer comes next (the model, a hook, a tool call's hook or tool, an abort).
+ * Builds the world for the machines starting from `input`. The events between
+ * the loop, its batch (and slices) and the calls are delivered in FIFO order
+ * until quiet, as the runtime's mailboxes do; what the world chooses is which
+ * outside answer comes next (the model, a hook, a tool call's hook or tool, an abort).
  */
 export function createLoopWorld(machines: LoopWorldMachines, input: Record<string, unknown>, options: LoopWorldOptions): LoopWorld {
   const { recorders, onTransitions } = machines;
@@ -274,14 +287,15 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
     (recorders.loop.system as unknown as { _set(systemId: string, ref: AnyActorRef): void })._set(callSystemId(id), ref);
   };
 
-  type Delivery = { to: "loop" | { group: string } | number; event: SentEvent };
-  type Previous = Pick<LoopWorldState, "calls" | "groups" | "modelStarted" | "abandoned" | "monitor"> & { loop?: AnyMachineSnapshot };
+  /** Where a queued event goes: the loop, a batch (by key), or a call (by id). */
+  type Delivery = { to: "loop" | { batch: string } | { call: string }; event: SentEvent };
+  type Previous = Pick<LoopWorldState, "calls" | "batches" | "modelStarted" | "abandoned" | "monitor"> & { loop?: AnyMachineSnapshot };
 
   const run = (previous: Previous, first: Delivery | "init" | null, event?: WorldEvent): LoopWorldState => {
     const monitor: ProtocolMonitor = { ...previous.monitor };
     const violations: StepViolation[] = [];
     let calls = previous.calls.slice();
-    let groups = previous.groups;
+    let batches = previous.batches.slice();
     let modelStarted = previous.modelStarted;
     let loop = previous.loop as AnyMachineSnapshot;
     if (event) {
@@ -295,10 +309,28 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         violations.push({ invariant: "I3", message: `${what} threw: ${step.error instanceof Error ? step.error.message : String(step.error)}` });
       }
     };
-    /** The group that owns the call `id`, if its batch is grouped. */
-    const groupOf = (id: string) => groups.find((group) => group.callIds.includes(id));
-    /** What a call's step did beyond its own state: its announcements, and the events it sends its parent (the loop, or its group). */
-    const fromCall = (id: string, actions: RecordedAction[]) => {
+    /** Removes the batch `key` with every slice and call under it (it was stopped). */
+    const removeBatch = (key: string) => {
+      const gone = (candidate: string) => candidate === key || candidate.startsWith(`${key}/`);
+      batches = batches.filter((batch) => !gone(batch.key));
+      calls = calls.filter((call) => !gone(call.parent));
+    };
+    /** Where the parent of `parent` (a batch key, or the loop) receives events. */
+    const parentOf = (key: string): Delivery["to"] => {
+      const batch = batches.find((candidate) => candidate.key === key);
+      return batch?.parent ? { batch: batch.parent } : "loop";
+    };
+    /** Queues an event for the child `id` of the batch `key`: a call or a slice. */
+    const sendToChild = (key: string, id: string, sent: SentEvent) => {
+      const call = calls.find((candidate) => candidate.parent === key && candidate.id === id);
+      if (call) {
+        violations.push(...observeSentToCall(monitor, id, sent.type));
+        queue.push({ to: { call: id }, event: sent });
+        return;
+      }
+      if (batches.some((batch) => batch.key === `${key}/${id}`)) queue.push({ to: { batch: `${key}/${id}` }, event: sent });
+    };
+    const fromCall = (call: Pick<WorldCall, "parent">, actions: RecordedAction[]) => {
       for (const action of actions) {
         const emitted = emittedEvent(action);
         if (emitted) {
@@ -306,32 +338,69 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           continue;
         }
         const sent = sentEvent(action);
-        if (sent && sent.to === parentId) {
-          const group = groupOf(id);
-          queue.push({ to: group ? { group: group.id } : "loop", event: sent.event as SentEvent });
-        }
+        if (sent && sent.to === parentId) queue.push({ to: { batch: call.parent }, event: sent.event as SentEvent });
       }
     };
-    const startCall = (id: string, callInput: CallInput) => {
-      const callStarted = recorders.call.initial(machines.call, { ...callInput, loop: recorders.call.parent });
+    const startCall = (parent: string, id: string, callInput: CallInput) => {
+      // A call spawned ready to go on from preparation to execution starts as one told to execute would.
+      if (callInput.proceeds) violations.push(...observeSentToCall(monitor, id, "call.execute"));
+      const callStarted = recorders.call.initial(machines.call, callInput);
       onTransitions(callStarted.transitions, "call");
-      calls.push({ id, name: callInput.toolCall.name, index: callInput.index, snapshot: callStarted.snapshot });
+      const started = { id, name: callInput.toolCall.name, index: callInput.index, parent, snapshot: callStarted.snapshot };
+      calls.push(started);
       registerStandIn(id);
-      fromCall(id, callStarted.actions);
+      fromCall({ parent }, callStarted.actions);
+      // Preparation that starts after the abort settles at once as aborted (the real prepareCall checks the signal first).
+      const pending = pendingOf(started);
+      if (monitor.aborted && pending?.src === "prepareCall") {
+        queue.push({ to: { call: id }, event: { type: `xstate.done.actor.${pending.id}`, output: { settled: { result: result(ABORTED_MESSAGE, false), isError: true } } } });
+      }
     };
-    const startGroup = (id: string, groupInput: GroupInput) => {
-      const started = recorders.call.initial(machines.group, groupInput);
-      onTransitions(started.transitions, "group");
-      groups = [...groups, { id, callIds: groupInput.actorIds, snapshot: started.snapshot }];
-      // A group spawns its calls in its context factory (no spawn action): start them from its input.
-      groupInput.calls.forEach((callInput, position) => startCall(groupInput.actorIds[position] as string, callInput));
+    /** What a batch's step did beyond its own state; a batch that finished reports done to its parent. */
+    const fromBatch = (key: string, step: RecordedStep) => {
+      onTransitions(step.transitions, "batch");
+      threw("a tool batch", step);
+      batches = batches.map((batch) => (batch.key === key ? { ...batch, snapshot: step.snapshot } : batch));
+      for (const action of step.actions) {
+        const emitted = emittedEvent(action);
+        if (emitted) {
+          violations.push(...observeEmitted(monitor, emitted as AgentEvent));
+          continue;
+        }
+        const spawned = spawnedChild(action);
+        if (spawned) {
+          if (spawned.src === "toolBatch") startBatch(`${key}/${spawned.id}`, spawned.id, key, spawned.input);
+          else startCall(key, spawned.id, spawned.input as CallInput);
+          continue;
+        }
+        const sent = sentEvent(action);
+        if (sent && sent.to === parentId) {
+          queue.push({ to: parentOf(key), event: sent.event as SentEvent });
+          continue;
+        }
+        if (sent) {
+          sendToChild(key, sent.to, sent.event as SentEvent);
+          continue;
+        }
+        const stopped = stoppedChild(action);
+        if (stopped !== undefined) {
+          calls = calls.filter((call) => !(call.parent === key && call.id === stopped));
+          removeBatch(`${key}/${stopped}`);
+        }
+      }
+      if (step.snapshot.status === "done") {
+        const batch = batches.find((candidate) => candidate.key === key);
+        queue.push({ to: parentOf(key), event: { type: `xstate.done.actor.${batch?.id ?? key}`, output: step.snapshot.output } });
+        // A finished machine stops its children.
+        calls = calls.filter((call) => call.parent !== key);
+        batches = batches.filter((candidate) => !candidate.key.startsWith(`${key}/`));
+      }
     };
-    /** Queues an event for a call, watching what the loop tells calls to do. */
-    const sendToCall = (id: string, sent: SentEvent) => {
-      const target = calls.find((call) => call.id === id);
-      if (!target) return;
-      violations.push(...observeSentToCall(monitor, id, sent.type));
-      queue.push({ to: target.index, event: sent });
+    const startBatch = (key: string, id: string, parent: string | null, batchInput: unknown) => {
+      const withFanOut = options.batchFanOut !== undefined ? { ...(batchInput as object), fanOut: options.batchFanOut } : batchInput;
+      const started = recorders.call.initial(machines.batch, withFanOut);
+      batches.push({ key, id, parent, snapshot: started.snapshot });
+      fromBatch(key, started);
     };
     const fromLoop = (step: RecordedStep) => {
       onTransitions(step.transitions, "loop");
@@ -344,12 +413,8 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           continue;
         }
         const spawned = spawnedChild(action);
-        if (spawned && isGroupInput(spawned.input)) {
-          startGroup(spawned.id, spawned.input);
-          continue;
-        }
-        if (spawned && isCallInput(spawned.input)) {
-          startCall(spawned.id, spawned.input);
+        if (spawned && spawned.src === "toolBatch") {
+          startBatch(spawned.id, spawned.id, null, spawned.input);
           continue;
         }
         const sent = sentEvent(action);
@@ -360,25 +425,21 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           modelStarted = false;
           continue;
         }
-        if (sent && groups.some((group) => group.id === sent.to)) {
-          queue.push({ to: { group: sent.to }, event: sent.event as SentEvent });
+        if (sent && batches.some((batch) => batch.key === sent.to)) {
+          queue.push({ to: { batch: sent.to }, event: sent.event as SentEvent });
           continue;
         }
-        if (sent) {
-          sendToCall(sent.to, sent.event as SentEvent);
+        // An approval decision (or call.preapprove) the loop sends to a call it found by its system id.
+        if (sent && calls.some((call) => call.id === sent.to)) {
+          queue.push({ to: { call: sent.to }, event: sent.event as SentEvent });
           continue;
         }
         const stopped = stoppedChild(action);
-        if (stopped === undefined) continue;
-        // Stopping a group stops every call it owns.
-        const group = groups.find((candidate) => candidate.id === stopped);
-        const gone = new Set(group ? group.callIds : [stopped]);
-        groups = groups.filter((candidate) => candidate !== group);
-        calls = calls.filter((call) => !gone.has(call.id));
+        if (stopped !== undefined) removeBatch(stopped);
       }
     };
-    const deliverToCall = (index: number, sent: SentEvent) => {
-      const position = calls.findIndex((call) => call.index === index);
+    const deliverToCall = (id: string, sent: SentEvent) => {
+      const position = calls.findIndex((call) => call.id === id);
       const call = calls[position];
       if (!call || call.snapshot.status !== "active") return;
       const step = recorders.call.step(machines.call, call.snapshot, sent);
@@ -386,28 +447,17 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       threw("a tool-call actor", step);
       const after = { ...call, snapshot: step.snapshot };
       calls[position] = after;
-      fromCall(call.id, step.actions);
+      fromCall(call, step.actions);
       // Preparation that starts after the abort settles at once as aborted (the real prepareCall checks the signal first).
       const pending = pendingOf(after);
       if (monitor.aborted && pending?.src === "prepareCall" && !("prepareCall" in (call.snapshot.children as object))) {
-        queue.push({ to: index, event: { type: `xstate.done.actor.${pending.id}`, output: { settled: { result: result(ABORTED_MESSAGE, false), isError: true } } } });
+        queue.push({ to: { call: call.id }, event: { type: `xstate.done.actor.${pending.id}`, output: { settled: { result: result(ABORTED_MESSAGE, false), isError: true } } } });
       }
     };
-    const deliverToGroup = (id: string, sent: SentEvent) => {
-      const position = groups.findIndex((group) => group.id === id);
-      const group = groups[position];
-      if (!group || group.snapshot.status !== "active") return;
-      const step = recorders.call.step(machines.group, group.snapshot, sent);
-      onTransitions(step.transitions, "group");
-      threw("a call group", step);
-      groups = groups.map((candidate) => (candidate === group ? { ...group, snapshot: step.snapshot } : candidate));
-      // The group delivers the loop's events to its calls, in order, and passes their reports on to the loop.
-      for (const action of step.actions) {
-        const delivered = sentEvent(action);
-        if (!delivered) continue;
-        if (delivered.to === parentId) queue.push({ to: "loop", event: delivered.event as SentEvent });
-        else sendToCall(delivered.to, delivered.event as SentEvent);
-      }
+    const deliverToBatch = (key: string, sent: SentEvent) => {
+      const batch = batches.find((candidate) => candidate.key === key);
+      if (!batch || batch.snapshot.status !== "active") return;
+      fromBatch(key, recorders.call.step(machines.batch, batch.snapshot, sent));
     };
 
     if (first === "init") fromLoop(recorders.loop.initial(machines.loop, input));
@@ -421,13 +471,13 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       standIns.live = calls;
       if (next.to === "loop") {
         if (loop.status === "active") fromLoop(recorders.loop.step(machines.loop, loop, next.event));
-      } else if (typeof next.to === "object") deliverToGroup(next.to.group, next.event);
-      else deliverToCall(next.to, next.event);
+      } else if ("batch" in next.to) deliverToBatch(next.to.batch, next.event);
+      else deliverToCall(next.to.call, next.event);
     }
     if (loop.status === "error") violations.push({ invariant: "I3", message: `the machine failed: ${String(loop.error)}` });
     if (loop.status === "done" && !monitor.ended) violations.push({ invariant: "I4", message: "the run ended without agent_end" });
     if (loop.status !== "active") {
-      groups = [];
+      batches = [];
       calls = [];
     }
     return {
@@ -435,7 +485,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       output: undefined,
       error: undefined,
       loop,
-      groups,
+      batches,
       calls,
       modelStarted,
       abandoned: previous.abandoned || event?.abandons === true,
@@ -444,7 +494,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
     };
   };
 
-  const initial = run({ calls: [], groups: [], modelStarted: false, abandoned: false, monitor: createMonitor(maxTurns, limits) }, "init");
+  const initial = run({ calls: [], batches: [], modelStarted: false, abandoned: false, monitor: createMonitor(maxTurns, limits) }, "init");
 
   const ABORT: WorldEvent = { type: "run.abort", send: { type: "run.abort" }, fact: { abort: true } };
   const ABANDON: WorldEvent = { type: "abort grace period ends", send: { type: "run.abandon" }, abandons: true };
@@ -452,8 +502,8 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
   /** What the loop and its calls still wait on, for the message of a run that never ends. */
   const waitingOn = (state: LoopWorldState): string => {
     const sources = (children: object) => Object.values(children as Record<string, { src?: unknown }>).flatMap((child) => (typeof child?.src === "string" ? [child.src] : []));
-    const all = [...sources(state.loop.children as object), ...state.calls.flatMap((call) => (call.snapshot.status === "active" ? sources(call.snapshot.children as object) : []))];
-    return [...new Set(all.filter((src) => src !== "toolCall" && src !== "callGroup"))].join(", ") || "nothing the world can answer";
+    const all = [...sources(state.loop.children as object), ...state.batches.flatMap((batch) => sources(batch.snapshot.children as object)), ...state.calls.flatMap((call) => (call.snapshot.status === "active" ? sources(call.snapshot.children as object) : []))];
+    return [...new Set(all.filter((src) => src !== "toolCall" && src !== "toolBatch"))].join(", ") || "nothing the world can answer";
   };
 
   /** The actor a call waits on (prepareCall, executeTool, afterToolCall) and its child id, if any. */
@@ -494,7 +544,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           } else if (pending.src === "prepareCall") output = { settled: { result: result(ABORTED_MESSAGE, false), isError: true } };
           else if (pending.src === "executeTool") output = { result: result(ABORTED_MESSAGE, false), isError: true };
           else continue;
-          at = run(at, { to: call.index, event: { type: `xstate.done.actor.${pending.id}`, output } });
+          at = run(at, { to: { call: call.id }, event: { type: `xstate.done.actor.${pending.id}`, output } });
           settled = true;
           break;
         }
@@ -522,12 +572,16 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       events.push({ type: "model streams (message_start)", emits: { type: "message_start", message: partial }, modelStarted: true });
     }
     const turn = state.monitor.turns;
-    const callsOf = (count: number, options: { serial?: boolean; invalid?: number } = {}): ToolCall[] =>
+    const callsOf = (count: number, options: { serial?: boolean; invalid?: number; asks?: number } = {}): ToolCall[] =>
       Array.from({ length: count }, (_, index) => ({
         type: "toolCall",
         id: `call-${turn}.${index + 1}`,
         name: options.serial && index === 0 ? SERIAL_TOOL : TOOL,
-        arguments: { n: index + 1, ...(options.invalid === index + 1 ? { [INVALID_FLAG]: true } : {}) },
+        arguments: {
+          n: index + 1,
+          ...(options.invalid === index + 1 ? { [INVALID_FLAG]: true } : {}),
+          ...(options.asks === index + 1 ? { [ASKS_FLAG]: true } : {}),
+        },
       }));
     const plural = (count: number) => `${count} call${count > 1 ? "s" : ""}`;
     const done = (label: string, message: AssistantMessage): WorldEvent => ({
@@ -557,6 +611,8 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       events.push(done(`length, ${plural(count)}`, response("length", callsOf(count), true)));
     }
     events.push(done("length, text only", response("length", [], true)));
+    // A call to a tool whose needsApproval is `true`: its synchronous preparation asks.
+    if (options.approvals) events.push(done(`${plural(Math.min(2, options.maxCalls))}, call 1 needs approval`, response("toolUse", callsOf(Math.min(2, options.maxCalls), { asks: 1 }), false)));
     events.push(done("error", response("error", [], false)));
     events.push(done("aborted", response("aborted", [], false)));
     // Malformed final events, turned into the response the requestModel actor sends (finalResponse):
@@ -589,8 +645,8 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
     const events: WorldEvent[] = [];
     for (const [id, child] of Object.entries(call.snapshot.children as Record<string, { src?: unknown }>)) {
       const src = typeof child?.src === "string" ? child.src : "";
-      const done = (text: string, output: unknown): WorldEvent => ({ type: label(text), call: call.index, send: { type: `xstate.done.actor.${id}`, output } });
-      const fail = (text: string): WorldEvent => ({ type: label(text), call: call.index, send: { type: `xstate.error.actor.${id}`, error: new Error(text) } });
+      const done = (text: string, output: unknown): WorldEvent => ({ type: label(text), call: call.id, send: { type: `xstate.done.actor.${id}`, output } });
+      const fail = (text: string): WorldEvent => ({ type: label(text), call: call.id, send: { type: `xstate.error.actor.${id}`, error: new Error(text) } });
       if (src === "executeTool") {
         // The tool runs in the call's executeTool actor; it never rejects (a throwing tool resolves to an error result).
         events.push(
@@ -637,7 +693,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
     // The call's delayed transitions (a tool's timeout, a retry's backoff): the timer may fire.
     for (const node of (call.snapshot as { _nodes?: { after?: { eventType: string }[] }[] })._nodes ?? []) {
       for (const delayed of node.after ?? []) {
-        events.push({ type: label(`timer ${delayed.eventType.split(".")[2] ?? delayed.eventType} fires`), call: call.index, send: { type: delayed.eventType } });
+        events.push({ type: label(`timer ${delayed.eventType.split(".")[2] ?? delayed.eventType} fires`), call: call.id, send: { type: delayed.eventType } });
       }
     }
     // A call waiting for a decision: the user answers through the loop, which finds the call by its system id.
@@ -691,7 +747,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
     },
     next(state, event) {
       if (event.hangs) return hang(state);
-      const first: Delivery | null = !event.send ? null : event.call === undefined ? { to: "loop", event: event.send } : { to: event.call, event: event.send };
+      const first: Delivery | null = !event.send ? null : event.call === undefined ? { to: "loop", event: event.send } : { to: { call: event.call }, event: event.send };
       return run(state, first, event);
     },
     serialize(state) {
@@ -702,8 +758,8 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         state.status,
         abstractContext(state.loop.context),
         Object.keys(state.loop.children as object),
-        state.groups.map((group) => [group.id, group.snapshot.status]),
-        state.calls.map((call) => [call.snapshot.value, abstractCall(call.snapshot.context)]),
+        state.batches.map((batch) => [batch.key, batch.snapshot.status, batch.snapshot.value, abstractBatch(batch.snapshot.context)]),
+        state.calls.map((call) => [call.parent, call.snapshot.value, abstractCall(call.snapshot.context)]),
         state.modelStarted,
         state.abandoned,
         state.monitor,
@@ -729,6 +785,7 @@ function abstractCall(context: unknown): unknown {
     attempt?: number;
   };
   return [
+    marksInvalid(context as ToolCallContext),
     refusal !== undefined,
     args !== undefined,
     proceeds === true,
@@ -740,9 +797,23 @@ function abstractCall(context: unknown): unknown {
   ];
 }
 
+/** A tool batch's context without the calls' payload: its progress and how each member settled. */
+function abstractBatch(context: unknown): unknown {
+  const { started, waiting, settled, aborted, allTerminate, slots, ordered } = context as {
+    started: number;
+    waiting: number[];
+    settled: number;
+    aborted: boolean;
+    allTerminate: boolean;
+    slots: ({ isError?: boolean }[] | null)[];
+    ordered: { length: number };
+  };
+  return [started, waiting, settled, aborted, allTerminate, slots.map((slot) => (slot === null ? null : slot.map(resultKind))), ordered.length];
+}
+
 const resultKind = (result: { isError?: boolean } | null) => (result === null ? 0 : result.isError ? 1 : 2);
 
-/** The default abstraction of `AgentLoopContext`: drops the transcript, keeps counters, flags and batch progress. */
+/** The default abstraction of `AgentLoopContext`: drops the transcript, keeps counters and flags. */
 export function defaultAbstractContext(context: unknown): unknown {
   const {
     messages: _messages,
@@ -753,14 +824,11 @@ export function defaultAbstractContext(context: unknown): unknown {
     assistant,
     pending,
     toolResults,
-    batch,
+    refusal,
     errorMessage,
     ...rest
   } = context as Record<string, unknown>;
   const assistantMessage = assistant as AssistantMessage | undefined;
-  const toolBatch = batch as
-    | { calls: unknown[]; results: ({ isError?: boolean } | null)[]; actorIds: unknown; refusal?: string; [key: string]: unknown }
-    | undefined;
   return {
     ...rest,
     assistant: assistantMessage
@@ -769,14 +837,6 @@ export function defaultAbstractContext(context: unknown): unknown {
     pending: Array.isArray(pending) ? pending.length : pending,
     toolResults: Array.isArray(toolResults) ? toolResults.length : toolResults,
     errorMessage: errorMessage !== undefined,
-    batch: toolBatch
-      ? {
-          ...toolBatch,
-          calls: toolBatch.calls.length,
-          actorIds: undefined,
-          refusal: toolBatch.refusal !== undefined,
-          results: toolBatch.results.map(resultKind),
-        }
-      : null,
+    refusal: refusal !== undefined,
   };
 }

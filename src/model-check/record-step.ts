@@ -54,6 +54,15 @@ export function createStepRecorder(options: { withParent?: boolean } = {}): Step
   const self = parent ? createActor(idle, { parent }) : createEmptyActor();
   let actions: RecordedAction[] = [];
   let transitions: AnyTransitionDefinition[] = [];
+  // Recorded steps never stop a child, so a system id (a call's `toolCall:<id>`) would stay taken
+  // by the actor of another path: the newest actor created with a system id takes it over.
+  const system = self.system as typeof self.system & { _set: (id: string, ref: AnyActorRef) => void; _unregister: (ref: AnyActorRef) => void };
+  const claim = system._set.bind(system);
+  system._set = (id, ref) => {
+    const holder = system.get(id) as AnyActorRef | undefined;
+    if (holder && holder !== ref) system._unregister(holder);
+    claim(id, ref);
+  };
   self.system.inspect((event) => {
     if (event.type === "@xstate.microstep") transitions.push(...event._transitions);
   });

@@ -35,6 +35,8 @@ export interface ModelCheckConfiguration {
   name: string;
   /** Merged over the checker's base input (a one-prompt run with a stub model). */
   input: Partial<AgentLoopInput>;
+  /** Most children per tool-batch machine (default: the shipped `SLICE_SIZE`); lower it to explore slices of small batches. */
+  batchFanOut?: number;
   /**
    * The world may ask for approval: a call's preparation may end asking, and the
    * user then approves (once or `always`) or rejects each waiting call through the
@@ -86,6 +88,6 @@ export interface ModelCheckReport {
   coverage: CoverageReport;
   /** Coverage of the tool-call machine, whose actors the exploration runs inside the loop's world. */
   toolCallCoverage: CoverageReport;
-  /** Coverage of the call group machine (the owner of a batch's tool-call actors). */
-  callGroupCoverage: CoverageReport;
+  /** Coverage of the tool-batch machine (the owner of a batch's tool-call actors and slices). */
+  toolBatchCoverage: CoverageReport;
 }

@@ -24,7 +24,7 @@ const REPORT: ModelCheckReport = {
   configurations: [{ name: "no hooks", states: 18151, edges: 62584, paths: 4815112059, frontier: 38 }],
   coverage: coverage("agentLoop", 57, 56, ["requesting: model.error"]),
   toolCallCoverage: coverage("toolCall", 17, 17),
-  callGroupCoverage: coverage("callGroup", 3, 3),
+  toolBatchCoverage: coverage("toolBatch", 29, 29),
 };
 
 describe("the model check report", () => {
@@ -45,7 +45,7 @@ describe("the model check report", () => {
     expect(text).toContain("frontier states: states that would start turn 3, past the bound");
     expect(text).toContain("loop machine (machines/agent-loop.machine.ts): 56/57 transitions covered");
     expect(text).toContain("tool-call machine (machines/tool-call.machine.ts): 17/17");
-    expect(text).toContain("call group machine (machines/call-group.machine.ts): 3/3");
+    expect(text).toContain("tool-batch machine (machines/tool-batch.machine.ts): 29/29");
     expect(text).toContain("not covered: requesting: model.error");
   });
 });

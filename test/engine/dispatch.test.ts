@@ -116,7 +116,7 @@ describe("dispatching a batch", () => {
     const results = result.filter((m): m is ToolResultMessage => (m as { role: string }).role === "toolResult");
     expect(results.map((r) => r.content[0])).toEqual([{ type: "text", text: "echo: 1" }, { type: "text", text: "echo: 2" }]);
   });
-  describe("a batch larger than one call group (70 calls: groups of 32, 32 and 6)", () => {
+  describe("a batch larger than one slice (70 calls: slices of 24, 24 and 22)", () => {
     // Later calls finish first, so completion order is the reverse of source order across groups.
     const seventy = Array.from({ length: 70 }, (_, index) => ({
       id: `call-${index}`,

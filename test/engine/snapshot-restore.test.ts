@@ -126,11 +126,32 @@ async function run(scenario: Scenario, snapshot?: unknown): Promise<{ output: Fi
   return { output, runs, persisted: [...new Set(persisted)] };
 }
 
-/** Ids of the calls settled in a persisted snapshot: their results are in the transcript or the batch. */
-function settledCallIds(snapshot: { context: { messages: Transcript; batch?: { results: ({ toolCallId: string } | null)[] } } }): Set<string> {
+/** A persisted actor snapshot: its context and its children's persisted snapshots. */
+interface Persisted {
+  value?: unknown;
+  context: Record<string, unknown>;
+  children?: Record<string, { snapshot: Persisted }>;
+}
+
+/** The persisted snapshot of the child at `path` (actor ids, e.g. the batch, then a call), if there is one. */
+const childAt = (snapshot: Persisted | undefined, path: string[]): Persisted | undefined =>
+  path.reduce<Persisted | undefined>((node, id) => node?.children?.[id]?.snapshot, snapshot);
+
+/**
+ * Ids of the calls settled in a persisted snapshot: their results are in the
+ * transcript, or in the tool batch (or one of its slices) that is running.
+ */
+function settledCallIds(snapshot: Persisted): Set<string> {
   const ids = new Set<string>();
-  for (const message of transcriptMessages(snapshot.context.messages)) if (message.role === "toolResult") ids.add(message.toolCallId);
-  for (const result of snapshot.context.batch?.results ?? []) if (result) ids.add(result.toolCallId);
+  const add = (results: ({ toolCallId: string } | null)[]) => results.forEach((result) => result && ids.add(result.toolCallId));
+  for (const message of transcriptMessages(snapshot.context.messages as Transcript)) if (message.role === "toolResult") ids.add(message.toolCallId);
+  const visit = (node: Persisted) => {
+    const { slots, ordered } = (node.context ?? {}) as { slots?: ({ toolCallId: string }[] | null)[]; ordered?: Transcript };
+    if (Array.isArray(slots)) for (const slot of slots) add(slot ?? []);
+    if (ordered) add(transcriptMessages(ordered) as { toolCallId: string }[]);
+    for (const child of Object.values(node.children ?? {})) visit(child.snapshot);
+  };
+  visit(snapshot);
   return ids;
 }
 
@@ -140,7 +161,7 @@ describe("persisted snapshots and restore", () => {
       const original = await run(scenario);
       expect(original.persisted.length).toBeGreaterThanOrEqual(4);
       for (const json of original.persisted) {
-        const parsed = JSON.parse(json) as Parameters<typeof settledCallIds>[0];
+        const parsed = JSON.parse(json) as Persisted;
         expect(JSON.stringify(parsed)).toBe(json);
         const settled = settledCallIds(parsed);
         const restored = await run(scenario, parsed);
@@ -155,8 +176,8 @@ describe("persisted snapshots and restore", () => {
     const scenario = SCENARIOS[1] as Scenario;
     const original = await run(scenario);
     const executing = original.persisted
-      .map((json) => JSON.parse(json) as { children: Record<string, { snapshot: { value: unknown } }> })
-      .find((snapshot) => snapshot.children.s1?.snapshot.value === "executing");
+      .map((json) => JSON.parse(json) as Persisted)
+      .find((snapshot) => childAt(snapshot, ["toolBatch", "s1"])?.value === "executing");
     expect(executing).toBeDefined();
     const restored = await run(scenario, executing);
     expect(restored.runs).toEqual(["s1", "s2", "s3"]);
@@ -201,9 +222,8 @@ describe("persisted snapshots and restore", () => {
       actors: { prepareCall: createPrepareCallActor(services), executeTool: createExecuteToolActor(services) },
     });
     const start = (id: string) => {
-      const actor = createActor(callMachine, { input: { toolCall: { type: "toolCall", id, name: "wait", arguments: { text: id } }, index: 0 } });
+      const actor = createActor(callMachine, { input: { toolCall: { type: "toolCall", id, name: "wait", arguments: { text: id } }, index: 0, proceeds: true } });
       actor.start();
-      actor.send({ type: "call.start" });
       return actor;
     };
     const first = start("w1");

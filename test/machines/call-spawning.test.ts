@@ -1,50 +1,118 @@
+/**
+ * How the tool batch parents its calls: a small batch spawns each call itself
+ * (actor id = the tool call id, system id `toolCall:<id>`); a large parallel
+ * batch spawns slices of itself, so no machine has more than SLICE_SIZE
+ * children; a sequential batch has one call at a time. Large batches finish,
+ * every call once, results in source order.
+ */
 import { describe, expect, it } from "vitest";
 import { createActor, waitFor, type AnyActorRef } from "xstate";
-import { agentLoopMachine } from "../../machines/index.js";
-import { assistant, testModel } from "../helpers/mock-stream.js";
+import { Type } from "typebox";
+import { SLICE_SIZE, agentLoopMachine, toolBatchMachine, type ToolBatchOutput } from "../../machines/index.js";
+import { runAgentLoop } from "../../src/index.js";
+import type { AgentTool, ToolCall, ToolResultMessage } from "../../src/types.js";
+import { assistant, baseConfig, mockStream, testModel, user } from "../helpers/mock-stream.js";
 
-const calls = (count: number) => Array.from({ length: count }, (_, index) => ({ id: `c${index}`, name: "t", arguments: {} }));
+const calls = (count: number): ToolCall[] => Array.from({ length: count }, (_, index) => ({ type: "toolCall", id: `c${index}`, name: "t", arguments: {} }));
 
-/**
- * Ids of the actors the loop spawns for a response with `count` tool calls. (The
- * stand-in tools succeed on the next microtask, so the batch is over and its
- * actors stopped once the loop requests the next turn: the inspector saw them created.)
- */
-async function childrenAfterResponse(count: number, callsPerGroup?: number): Promise<string[]> {
-  const spawned: AnyActorRef[] = [];
+/** Every actor the loop's batch creates for a response with `count` calls, with its parent's id; and the batch's output. */
+async function actorsOfBatch(count: number, mode: "parallel" | "sequential" = "parallel") {
+  const created: AnyActorRef[] = [];
+  const most = { children: 0 };
   const actor = createActor(agentLoopMachine, {
+    id: "agentLoop",
     inspect: (event) => {
-      if (event.type === "@xstate.actor") spawned.push(event.actorRef as AnyActorRef);
+      if (event.type === "@xstate.actor") created.push(event.actorRef as AnyActorRef);
+      if (event.type === "@xstate.snapshot" && "children" in event.snapshot) {
+        most.children = Math.max(most.children, Object.keys((event.snapshot as { children: object }).children).length);
+      }
     },
-    input: {
-      systemPrompt: "",
-      messages: [],
-      prompts: [],
-      model: testModel,
-      ...(callsPerGroup !== undefined ? { callsPerGroup } : {}),
-    },
+    input: { systemPrompt: "", messages: [], prompts: [], model: testModel, toolExecution: mode },
   });
   actor.start();
   actor.send({ type: "model.done", message: assistant({ calls: calls(count) }), started: false });
-  await waitFor(actor, (snapshot) => snapshot.context.turn === 2);
-  const ids = spawned.filter((ref) => ref._parent === actor && ref.id !== "requestModel").map((ref) => ref.id);
+  await waitFor(actor, (snapshot) => snapshot.context.turn === 2, { timeout: 60_000 });
   // Every call settled and the loop asked the model again, with no call left behind.
   expect(actor.getSnapshot().value).toBe("requesting");
   expect(Object.keys(actor.getSnapshot().children)).toEqual(["requestModel"]);
+  const results = actor.getSnapshot().context.toolResults;
   actor.stop();
-  return ids;
+  const logic = (ref: AnyActorRef) => (ref.src === "toolCall" ? "call" : ref.src === "toolBatch" ? "batch" : String(ref.src));
+  return {
+    spawned: created.filter((ref) => logic(ref) === "call" || logic(ref) === "batch").map((ref) => [logic(ref), ref.id, ref._parent?.id] as const),
+    results,
+    mostChildren: most.children,
+  };
 }
 
-describe("spawning a batch's calls", async () => {
-  it("spawns each call as the loop's own child, with the tool call id as actor id", async () => {
-    expect(await childrenAfterResponse(3)).toEqual(["c0", "c1", "c2"]);
+describe("spawning a batch's calls", () => {
+  it("spawns each call of a small batch as the batch's own child, with the tool call id as actor id", async () => {
+    const { spawned } = await actorsOfBatch(3);
+    expect(spawned).toEqual([
+      ["batch", "toolBatch", "agentLoop"],
+      ["call", "c0", "toolBatch"],
+      ["call", "c1", "toolBatch"],
+      ["call", "c2", "toolBatch"],
+    ]);
   });
 
-  it("spawns a batch larger than callsPerGroup in call groups of that size", async () => {
-    expect(await childrenAfterResponse(5, 2)).toEqual(["calls-0", "calls-1", "calls-2"]);
+  it("spawns a batch larger than SLICE_SIZE in slices of itself, in source order", async () => {
+    const { spawned, results } = await actorsOfBatch(SLICE_SIZE + 2);
+    const slices = spawned.filter(([kind, id]) => kind === "batch" && id !== "toolBatch");
+    expect(slices).toEqual([
+      ["batch", "slice-0", "toolBatch"],
+      ["batch", "slice-1", "toolBatch"],
+    ]);
+    expect(spawned.filter(([kind]) => kind === "call").map(([, , parent]) => parent)).toEqual([
+      ...Array.from({ length: 17 }, () => "slice-0"),
+      ...Array.from({ length: 17 }, () => "slice-1"),
+    ]);
+    expect(results.map((result) => result.toolCallId)).toEqual(calls(SLICE_SIZE + 2).map((call) => call.id));
   });
 
-  it("treats a callsPerGroup below 1 as 1 instead of looping forever", async () => {
-    expect(await childrenAfterResponse(2, 0)).toEqual(["calls-0", "calls-1"]);
+  it("finishes a parallel batch of 20,000 calls, no machine parenting more than SLICE_SIZE actors", async () => {
+    const { results, mostChildren } = await actorsOfBatch(20_000);
+    expect(results.map((result) => result.toolCallId)).toEqual(calls(20_000).map((call) => call.id));
+    expect(mostChildren).toBeLessThanOrEqual(SLICE_SIZE);
+  }, 120_000);
+
+  it("finishes a sequential batch of 20,000 calls with one call alive at a time", async () => {
+    const { results, mostChildren } = await actorsOfBatch(20_000, "sequential");
+    expect(results.map((result) => result.toolCallId)).toEqual(calls(20_000).map((call) => call.id));
+    expect(mostChildren).toBeLessThanOrEqual(1 + 1); // the loop's batch; the batch's one call
+  }, 120_000);
+
+  it("runs the slices' calls each once, results in source order, through the public API", async () => {
+    const runs: string[] = [];
+    const tool: AgentTool<ReturnType<typeof Type.Object>> = {
+      name: "t",
+      label: "T",
+      description: "counts",
+      parameters: Type.Object({}),
+      execute: async (id) => {
+        runs.push(id);
+        await new Promise((resolve) => setTimeout(resolve, (Number(id.slice(1)) * 7) % 5));
+        return { content: [{ type: "text", text: id }], details: {} };
+      },
+    };
+    const count = SLICE_SIZE * SLICE_SIZE + 5;
+    const messages = await runAgentLoop(
+      [user("go")],
+      { systemPrompt: "", messages: [], tools: [tool] },
+      baseConfig(),
+      () => undefined,
+      undefined,
+      mockStream([{ calls: calls(count).map(({ id, name, arguments: args }) => ({ id, name, arguments: args })) }, { text: "done" }]),
+    );
+    const results = messages.filter((message): message is ToolResultMessage => message.role === "toolResult");
+    expect(results.map((result) => result.toolCallId)).toEqual(calls(count).map((call) => call.id));
+    expect([...runs].sort()).toEqual(calls(count).map((call) => call.id).sort());
+  }, 60_000);
+
+  it("finishes an empty batch at once, terminating nothing", async () => {
+    const actor = createActor(toolBatchMachine, { input: { calls: [], mode: "parallel", hooks: { beforeToolCall: false, afterToolCall: false } } });
+    actor.start();
+    expect(actor.getSnapshot().status).toBe("done");
+    expect(actor.getSnapshot().output as ToolBatchOutput).toEqual({ offset: 0, results: [], terminates: false });
   });
 });

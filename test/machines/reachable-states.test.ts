@@ -17,21 +17,18 @@ const response = (kind: "text" | "call" | "length" | "error"): AssistantMessage 
 
 /** What the world can do in a given snapshot: an abstract event alphabet. */
 function worldEvents(snapshot: Snapshot): AgentLoopEvent[] {
-  const { batch } = snapshot.context;
   const events: AgentLoopEvent[] = [{ type: "run.abort" }];
   if (snapshot.matches("requesting")) {
     for (const kind of ["text", "call", "length", "error"] as const) {
       events.push({ type: "model.done", message: response(kind), started: false });
     }
   }
-  if (batch && batch.started > 0) {
-    const index = batch.started - 1;
-    const base = { toolCallId: "c", index };
-    events.push({ type: "tool.prepared", ...base });
-    events.push({ type: "tool.settled", ...base, toolName: "t", result: { content: [], details: {}, terminate: true }, isError: false });
-    events.push({ type: "tool.settled", ...base, toolName: "t", result: { content: [], details: {} }, isError: true });
-  }
   const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as unknown as AgentLoopEvent;
+  if (snapshot.matches("toolBatch")) {
+    // The batch machine's one event: its results, and whether they all terminate.
+    const result = { role: "toolResult", toolCallId: "c", toolName: "t", content: [], details: {}, isError: false, timestamp: 0 };
+    events.push(done("toolBatch", { offset: 0, results: [result], terminates: true }), done("toolBatch", { offset: 0, results: [result], terminates: false }));
+  }
   events.push(done("pollSteering", []), done("pollSteering", [{ role: "user", content: "steer", timestamp: 0 }]));
   events.push(done("pollFollowUp", []), done("pollFollowUp", [{ role: "user", content: "more", timestamp: 0 }]));
   events.push(done("checkStopAfterTurn", true), done("checkStopAfterTurn", false));
@@ -56,12 +53,12 @@ describe("the loop machine's reachable states", () => {
       input,
       events: worldEvents,
       serializeState: (snapshot) => {
-        const { batch, turn, aborted, terminated, pending, exitReason } = snapshot.context;
-        return JSON.stringify([snapshot.value, exitReason, turn, aborted, terminated, pending.length, batch && [batch.started, batch.waiting.length, batch.runningCount, batch.settledCount, batch.appended, batch.sequential, batch.handshake]]);
+        const { refusal, turn, aborted, terminated, pending, exitReason } = snapshot.context;
+        return JSON.stringify([snapshot.value, exitReason, turn, aborted, terminated, pending.length, refusal !== undefined]);
       },
       limit: 20_000,
     });
-    // Stable states, and the states a step passes through (dispatching and appending are left at once).
+    // Stable states, and the states a step passes through (e.g. endingTurn, left at once).
     const reached = new Set(Object.values(map).flatMap((entry) => stateNames(entry.state.value)));
     const empty = createEmptyActor();
     const scope = { self: empty, logger: () => undefined, id: "", sessionId: "", defer: () => undefined, system: empty.system, stopChild: () => undefined, emit: () => undefined, actionExecutor: () => undefined };
@@ -74,11 +71,7 @@ describe("the loop machine's reachable states", () => {
     }
     for (const name of [
       "requesting",
-      "toolBatch.dispatching",
-      "toolBatch.preparing",
-      "toolBatch.executing",
-      "toolBatch.finalizing",
-      "toolBatch.appending",
+      "toolBatch",
       "done",
       "pollingInitialSteering",
       "checkingStop",

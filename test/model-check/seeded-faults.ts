@@ -3,8 +3,9 @@
  * plausible bug would. Shared by the model-check tests and the property tests.
  */
 import { assign, enqueueActions } from "xstate";
-import { agentLoopMachine, type AgentLoopContext, type ToolBatch } from "../../machines/agent-loop.machine.js";
-import { appended } from "../../machines/loop-context.js";
+import { agentLoopMachine, type AgentLoopContext } from "../../machines/agent-loop.machine.js";
+import { toolCallsOf } from "../../machines/loop-context.js";
+import { linkSlices, toolBatchMachine, type ToolBatchContext } from "../../machines/tool-batch.machine.js";
 import type { ToolResultMessage } from "../../src/types.js";
 
 type FaultyMachine = typeof agentLoopMachine;
@@ -17,65 +18,55 @@ type SettledParams = {
   isError: boolean;
 };
 
-/** The shipped `recordSettled`, with a hook to drop a result and a record of completion order. */
+/** The loop with a faulty tool batch (its slices too). */
+const withBatch = (batch: typeof toolBatchMachine): FaultyMachine => agentLoopMachine.provide({ actors: { toolBatch: linkSlices(batch) } });
+
+/**
+ * The shipped `recordSettled` of a parallel batch (the faulty configurations
+ * are parallel and unsliced), with a hook to drop a result and a record of
+ * completion order.
+ */
 const recordSettledWith = (keep: (params: SettledParams) => boolean) =>
-  enqueueActions((({ context, enqueue }: { context: AgentLoopContext; enqueue: unknown }, params: SettledParams) => {
-    const batch = context.batch as (ToolBatch & { completionOrder?: number[] }) | undefined;
-    if (!batch || batch.results[params.index] !== null) return;
+  enqueueActions((({ context, enqueue }: { context: ToolBatchContext & { completionOrder?: number[] }; enqueue: unknown }, params: SettledParams) => {
+    const member = params.index - context.offset;
+    if (context.slots[member] !== null) return;
     const queue = enqueue as unknown as { assign: (value: unknown) => void };
-    const results = batch.results.slice();
-    if (keep(params)) {
-      results[params.index] = {
-        role: "toolResult",
-        toolCallId: params.toolCallId,
-        toolName: params.toolName,
-        content: params.result.content ?? [],
-        details: params.result.details,
-        isError: params.isError,
-        timestamp: 0,
-      };
-    }
-    const terminates = batch.terminates.slice();
-    terminates[params.index] = params.result.terminate === true;
-    const running = batch.running.slice();
-    const wasRunning = running[params.index] === true;
-    running[params.index] = false;
+    const slots = context.slots.slice();
+    const message: ToolResultMessage = {
+      role: "toolResult",
+      toolCallId: params.toolCallId,
+      toolName: params.toolName,
+      content: params.result.content ?? [],
+      details: params.result.details,
+      isError: params.isError,
+      timestamp: 0,
+    };
+    slots[member] = keep(params) ? [message] : [];
     queue.assign({
-      batch: {
-        ...batch,
-        results,
-        terminates,
-        running,
-        runningCount: batch.runningCount - (wasRunning ? 1 : 0),
-        settledCount: batch.settledCount + 1,
-        completionOrder: [...(batch.completionOrder ?? []), params.index],
-      },
+      slots,
+      settled: context.settled + 1,
+      allTerminate: context.allTerminate && params.result.terminate === true,
+      completionOrder: [...(context.completionOrder ?? []), member],
     });
   }) as never) as never;
 
 /** Appends results in the order the calls completed instead of in source order. */
-export const appendsInCompletionOrder: FaultyMachine = agentLoopMachine.provide({
-  actions: {
-    recordSettled: recordSettledWith(() => true),
-    appendSettledResults: enqueueActions(({ context, enqueue }) => {
-      const batch = context.batch as ToolBatch & { completionOrder?: number[] };
-      const done = new Set(context.toolResults.map((result) => result.toolCallId));
-      const ready = (batch.completionOrder ?? [])
-        .map((index) => batch.results[index])
-        .filter((result): result is ToolResultMessage => result !== null && result !== undefined && !done.has(result.toolCallId));
-      for (const message of ready) {
-        enqueue.emit({ type: "message_start", message });
-        enqueue.emit({ type: "message_end", message });
-      }
-      if (ready.length === 0) return;
-      enqueue.assign({
-        ...appended(context, ready),
-        batch: { ...batch, appended: batch.appended + ready.length },
-        toolResults: [...context.toolResults, ...ready],
-      });
-    }),
-  },
-});
+export const appendsInCompletionOrder: FaultyMachine = withBatch(
+  toolBatchMachine.provide({
+    actions: {
+      recordSettled: recordSettledWith(() => true),
+      emitResults: enqueueActions(({ context, enqueue }) => {
+        const order = (context as ToolBatchContext & { completionOrder?: number[] }).completionOrder ?? [];
+        for (const member of order) {
+          for (const message of context.slots[member] ?? []) {
+            enqueue.emit({ type: "message_start", message });
+            enqueue.emit({ type: "message_end", message });
+          }
+        }
+      }),
+    },
+  }),
+);
 
 /** Treats a length-truncated response with tool calls like any other: its calls execute. */
 export const executesLengthTruncatedCalls: FaultyMachine = agentLoopMachine.provide({
@@ -83,18 +74,26 @@ export const executesLengthTruncatedCalls: FaultyMachine = agentLoopMachine.prov
 });
 
 /** Counts a blocked call as settled but drops its result. */
-export const dropsBlockedResult: FaultyMachine = agentLoopMachine.provide({
-  actions: {
-    recordSettled: recordSettledWith(
-      (params) => !/blocked/i.test((params.result.content ?? []).map((block) => ("text" in block ? block.text : "")).join("")),
-    ),
-  },
-});
+export const dropsBlockedResult: FaultyMachine = withBatch(
+  toolBatchMachine.provide({
+    actions: {
+      recordSettled: recordSettledWith(
+        (params) => !/blocked/i.test((params.result.content ?? []).map((block) => ("text" in block ? block.text : "")).join("")),
+      ),
+    },
+  }),
+);
 
-/** Ignores `run.abort` while a tool batch is in progress. */
+/**
+ * Ignores `run.abort` while a tool batch is in progress (the response has calls
+ * and their results are not in yet): the loop does not note it, nor tell the batch.
+ */
 export const ignoresAbortWhileExecuting: FaultyMachine = agentLoopMachine.provide({
   actions: {
-    markAborted: assign(({ context }: { context: AgentLoopContext }) => (context.batch && context.batch.appended < context.batch.calls.length ? {} : { aborted: true })) as never,
+    markAborted: assign(({ context }: { context: AgentLoopContext }) =>
+      toolCallsOf(context.assistant).length > 0 && context.toolResults.length === 0 ? {} : { aborted: true },
+    ) as never,
+    forwardToBatch: () => undefined,
   },
 });
 

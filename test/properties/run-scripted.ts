@@ -156,9 +156,8 @@ export async function runScripted(script: RunScript, machine: AnyStateMachine): 
     if (script.abortAfterEvents !== null && events.length === script.abortAfterEvents) controller.abort();
   };
   const env = createRunServices({ config, streamFn: scriptedStream(script) as never, signal: controller.signal, tools });
-  // The runtime's own actor wiring, applied to the machine under test.
-  const runtimeActors = (provideRunActors(env).implementations as { actors: Record<string, unknown> }).actors;
-  const provided = machine.provide({ actors: runtimeActors } as never);
+  // The runtime's own actor wiring, applied to the machine under test (and the batch machine it provides).
+  const provided = provideRunActors(env, machine as never);
   const ref: { loop?: unknown } = {};
   const actor = createActor(provided, {
     systemId: LOOP_SYSTEM_ID,

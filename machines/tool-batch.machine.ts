@@ -1,0 +1,534 @@
+/**
+ * The tool batch of one turn, as its own machine: runs the calls of one
+ * assistant response and finishes with their results in source order.
+ *
+ *   dispatching ─┬─ isSequential ─▶ sequential: next ⇄ calling ─────────────────────────▶ done
+ *                └─▶ parallel: ─┬─ needsHandshake ─▶ preparing: next ⇄ waiting ─▶ prepared ─┐
+ *                               └─ (start every call at once) ───────────────────▶ running ◀┘ ─▶ done
+ *   prepared ─ (a slice) ─▶ awaitingGo ─ call.execute / call.cancel ─▶ running
+ *
+ * - **sequential**: one call at a time, in source order. The call is spawned when
+ *   its turn comes, reports `tool.prepared`, is told `call.execute` (or
+ *   `call.cancel` after an abort), and is stopped once it settled; its result
+ *   message is emitted right away, as pi does.
+ * - **parallel**: every call runs at once. Without a handshake each call is
+ *   spawned ready to go on from preparation to execution, in source order, so the
+ *   calls prepare one after another and no tool starts before the last is
+ *   prepared (preparation is synchronous, a tool starts a microtask later). With
+ *   `beforeToolCall` (or after an abort) the calls prepare one at a time and all
+ *   prepared calls are released together. The result messages are emitted when
+ *   the last call settled, in source order.
+ *
+ * **Bounded fan-out.** XState copies a parent's `children` on every spawn and
+ * stop, so one machine parenting n calls costs O(n²) to spawn and tear down
+ * (xstate 5.33: 20,000 children take ~80 s to stop). A parallel batch of more
+ * than {@link SLICE_SIZE} calls therefore does not parent its calls: it spawns
+ * at most `SLICE_SIZE` *slices* — this same machine (`toolBatch`) over a run of
+ * the calls — and each slice does the same until a slice has at most
+ * `SLICE_SIZE` calls. No machine ever has more than `SLICE_SIZE` children, so a
+ * batch costs O(n · SLICE_SIZE). A slice behaves towards its parent like a call:
+ * it reports `tool.prepared` (handshake batches) and waits for `call.execute`,
+ * takes `call.cancel`, and settles by finishing with its results as output.
+ *
+ * Each call reports to its batch once (`tool.settled`; `tool.prepared` only with
+ * a handshake). The loop sees one event per batch: this machine's done event.
+ * The batch of a response (not a slice) emits the result messages
+ * (`message_start`/`message_end`). `run.abort` and `run.abandon` reach it from
+ * the loop; after `run.abandon` it warns what it stops waiting on and cancels
+ * every unsettled call. Plain data, changed only through `assign`.
+ */
+import { assign, emit, enqueueActions, fromCallback, setup, type AnyStateMachine } from "xstate";
+import type { AgentEvent, AgentMessage, ToolCall, ToolExecutionMode, ToolResultMessage } from "../src/types.js";
+import { callSystemId, type BatchToToolCallEvent, type CallHookScope, type ToolCallInput, type ToolCallToBatchEvent } from "./events.js";
+import { ABORTED_MESSAGE, toolCallMachine } from "./tool-call.machine.js";
+import { appendMessages, transcriptMessages, type Transcript } from "./transcript.js";
+import type { ToolCallPolicy } from "./loop-policies.js";
+
+/** The most children (calls or slices) any batch machine parents. */
+export const SLICE_SIZE = 32;
+
+/** How a batch runs its calls. */
+export type BatchMode = "parallel" | "sequential";
+
+/**
+ * Whether a batch runs one call at a time: when the run says so
+ * (`toolExecution: "sequential"`), or when any call of the batch names a tool that
+ * declares `executionMode: "sequential"` (pi's rule; a tool's `"parallel"` cannot
+ * make a sequential run parallel). Calls of unknown tools count for nothing.
+ */
+export function runsSequentially(toolExecution: ToolExecutionMode, calls: readonly ToolCall[], sequentialTools: readonly string[]): boolean {
+  return toolExecution === "sequential" || calls.some((call) => sequentialTools.includes(call.name));
+}
+
+/** Which mode a batch runs in ({@link runsSequentially}). Pure, so other policies can extend it. */
+export function batchModeOf(calls: readonly ToolCall[], toolExecution: ToolExecutionMode, sequentialTools: readonly string[]): BatchMode {
+  return runsSequentially(toolExecution, calls, sequentialTools) ? "sequential" : "parallel";
+}
+
+/** Actor ids of `calls`: the tool call id, made unique within the batch. */
+export function uniqueActorIds(calls: readonly ToolCall[]): string[] {
+  const seen = new Set<string>();
+  return calls.map((call, index) => {
+    const id = seen.has(call.id) ? `${call.id}#${index}` : call.id;
+    seen.add(id);
+    return id;
+  });
+}
+
+/** Which per-call hooks the run has. */
+export interface ToolBatchHooks {
+  beforeToolCall: boolean;
+  afterToolCall: boolean;
+  needsApproval?: boolean;
+}
+
+/** Input of a tool batch (or of a slice of one). Plain data. */
+export interface ToolBatchInput {
+  /** The calls, in source order. */
+  calls: ToolCall[];
+  /** Actor id of each call (default: {@link uniqueActorIds}). */
+  actorIds?: string[];
+  /** Source index of `calls[0]` (0, or where a slice starts). */
+  offset?: number;
+  mode: BatchMode;
+  /** When set, every call is refused with this text (length truncation); nothing executes. */
+  refusal?: string;
+  /** Which per-call hooks the run has (and whether some tool decides `needsApproval` with a function). */
+  hooks: ToolBatchHooks;
+  /** What the call hooks are shown (set when the run has one). */
+  hookScope?: CallHookScope;
+  /** Tools approved for good: their calls never wait for approval. */
+  approvedTools?: string[];
+  /** Timeout and retry of the tools that have a policy, by tool name. */
+  policies?: Record<string, ToolCallPolicy>;
+  /** Register each call under its system id `toolCall:<id>` (the loop's `registersCalls`; off in explorations). */
+  registersCalls?: boolean;
+  /** The run was aborted before the batch started: no call executes. */
+  aborted?: boolean;
+  /** The abort grace period (ms), named in the abandon warning. */
+  abortGraceMs?: number;
+  /** Set for a slice of a larger batch: it reports to its parent batch like a call, and emits no result messages. */
+  slice?: boolean;
+  /** Most children (calls or slices) one batch machine parents (default {@link SLICE_SIZE}; the model checker lowers it to explore slices). */
+  fanOut?: number;
+}
+
+/** What a batch finishes with. */
+export interface ToolBatchOutput {
+  /** Source index of the first call (0, or where a slice starts). */
+  offset: number;
+  /** One result per call, in source order. */
+  results: ToolResultMessage[];
+  /** Every result asked to terminate (and the batch was neither empty nor refused). */
+  terminates: boolean;
+  /** Source indexes of the calls rejected in preparation (unknown tool, invalid arguments), ascending: what the invalid-call breaker counts. */
+  rejected: number[];
+}
+
+/** Context of a tool batch. JSON-serializable. */
+export interface ToolBatchContext {
+  calls: ToolCall[];
+  actorIds: string[];
+  offset: number;
+  mode: BatchMode;
+  refusal?: string;
+  hooks: ToolBatchHooks;
+  hookScope?: CallHookScope;
+  approvedTools: string[];
+  policies?: Record<string, ToolCallPolicy>;
+  registersCalls: boolean;
+  aborted: boolean;
+  abortGraceMs: number;
+  slice: boolean;
+  /** Most children this machine parents. */
+  fanOut: number;
+  /** Each call reports `tool.prepared` and waits for its go (sequential, `beforeToolCall`, aborted). */
+  handshake: boolean;
+  /** Calls per slice; 0 when this batch parents its calls itself. */
+  sliceSize: number;
+  /** Members (calls, or slices) in source order. */
+  members: number;
+  /** Members spawned so far (in source order). */
+  started: number;
+  /** Prepared members waiting for the go. */
+  waiting: number[];
+  /** Results of settled members of a parallel batch, by member. */
+  slots: (ToolResultMessage[] | null)[];
+  /** Results of a sequential batch so far, in source order (shared chunks). */
+  ordered: Transcript;
+  settled: number;
+  /** Every result so far asked to terminate. */
+  allTerminate: boolean;
+  /** Source indexes of the calls rejected in preparation so far (in settling order). */
+  rejected: number[];
+}
+
+/** Events a batch accepts: its calls' (and slices') reports, its parent's go, and the run's abort. */
+export type ToolBatchEvent =
+  | ToolCallToBatchEvent
+  | BatchToToolCallEvent
+  | { type: "run.abort" }
+  | { type: "run.abandon" }
+  | { type: `xstate.done.actor.${string}`; output: ToolBatchOutput };
+
+/** Calls per slice for `count` calls: 0 (no slices) up to `fanOut` calls, else as many as make at most `fanOut` slices. */
+export function sliceSizeFor(count: number, fanOut = SLICE_SIZE): number {
+  if (count <= fanOut) return 0;
+  const slices = Math.min(fanOut, Math.ceil(count / fanOut));
+  return Math.ceil(count / slices);
+}
+
+/** Actor id of a slice. */
+export const sliceId = (member: number): string => `slice-${member}`;
+
+const memberId = (context: ToolBatchContext, member: number): string =>
+  context.sliceSize === 0 ? (context.actorIds[member] as string) : sliceId(member);
+
+/** The member a source index belongs to. */
+const memberOf = (context: ToolBatchContext, index: number): number =>
+  context.sliceSize === 0 ? index - context.offset : Math.floor((index - context.offset) / context.sliceSize);
+
+/** The spawn of member `member`: a call, or a slice of the calls. */
+function memberSpawn(context: ToolBatchContext, member: number): { src: "toolCall" | "toolBatch"; id: string; systemId?: string; input: ToolCallInput | ToolBatchInput } {
+  if (context.sliceSize === 0) {
+    const id = context.actorIds[member] as string;
+    const name = (context.calls[member] as ToolCall).name;
+    const policy = context.policies && Object.hasOwn(context.policies, name) ? context.policies[name] : undefined;
+    const input: ToolCallInput = {
+      toolCall: context.calls[member] as ToolCall,
+      index: context.offset + member,
+      hooks: context.hooks,
+      reportsPreparation: context.handshake,
+      ...(!context.handshake && context.refusal === undefined ? { proceeds: true } : {}),
+      ...(context.hookScope ? { hookScope: context.hookScope } : {}),
+      ...(context.refusal !== undefined ? { refusal: context.refusal } : {}),
+      ...(context.approvedTools.includes(name) ? { preapproved: true } : {}),
+      ...(policy ? { policy } : {}),
+    };
+    return { src: "toolCall", id, ...(context.registersCalls ? { systemId: callSystemId(id) } : {}), input };
+  }
+  const from = member * context.sliceSize;
+  const to = from + context.sliceSize;
+  const input: ToolBatchInput = {
+    calls: context.calls.slice(from, to),
+    actorIds: context.actorIds.slice(from, to),
+    offset: context.offset + from,
+    mode: "parallel",
+    hooks: context.hooks,
+    aborted: context.aborted,
+    abortGraceMs: context.abortGraceMs,
+    slice: true,
+    fanOut: context.fanOut,
+    ...(context.approvedTools.length > 0 ? { approvedTools: context.approvedTools } : {}),
+    ...(context.policies ? { policies: context.policies } : {}),
+    ...(context.registersCalls ? { registersCalls: true } : {}),
+    ...(context.hookScope ? { hookScope: context.hookScope } : {}),
+    ...(context.refusal !== undefined ? { refusal: context.refusal } : {}),
+  };
+  return { src: "toolBatch", id: sliceId(member), input };
+}
+
+/** The result message of a settled call. */
+function resultMessage(event: Extract<ToolCallToBatchEvent, { type: "tool.settled" }>): ToolResultMessage {
+  return {
+    role: "toolResult",
+    toolCallId: event.toolCallId,
+    toolName: event.toolName,
+    content: event.result.content ?? [],
+    details: event.result.details,
+    isError: event.isError,
+    ...(event.result.usage === undefined ? {} : { usage: event.result.usage }),
+    ...(event.result.addedToolNames === undefined ? {} : { addedToolNames: event.result.addedToolNames }),
+    ...(event.durationMs === undefined ? {} : { durationMs: event.durationMs }),
+    timestamp: Date.now(),
+  };
+}
+
+/** Every result so far, in source order. */
+function resultsOf(context: ToolBatchContext): ToolResultMessage[] {
+  if (context.mode === "sequential") return transcriptMessages(context.ordered).slice() as ToolResultMessage[];
+  const results: ToolResultMessage[] = [];
+  for (const slot of context.slots) if (slot) for (const result of slot) results.push(result);
+  return results;
+}
+
+/** Unsettled members told to start (they may be running, or waiting for their go). */
+function unsettledStarted(context: ToolBatchContext): number[] {
+  const members: number[] = [];
+  if (context.mode === "sequential") {
+    if (context.started > context.settled) members.push(context.started - 1);
+    return members;
+  }
+  for (let member = 0; member < context.started; member += 1) if (context.slots[member] === null) members.push(member);
+  return members;
+}
+
+/** The `warning` a batch emits when the run stops waiting on its unsettled calls after an abort. */
+function abandonWarning(context: ToolBatchContext): Extract<AgentEvent, { type: "warning" }> {
+  const pending = unsettledStarted(context).flatMap((member) => {
+    const calls = context.sliceSize === 0 ? [context.calls[member] as ToolCall] : context.calls.slice(member * context.sliceSize, (member + 1) * context.sliceSize);
+    return calls.map((call) => `tool call "${call.name}" (id ${call.id})`);
+  });
+  const what = pending.length > 0 ? pending.join(", ") : "work in flight";
+  return {
+    type: "warning",
+    reason: "abandoned",
+    message: `${what} did not honour the abort within ${context.abortGraceMs} ms; the run stopped waiting, and a late settle will be ignored`,
+  };
+}
+
+/** Stand-in for this machine as its own slices' logic; {@link linkSlices} points it at the machine itself. */
+const sliceStandIn = fromCallback<ToolBatchEvent, ToolBatchInput>(() => undefined);
+
+const toolBatchDefinition = setup({
+  types: {
+    context: {} as ToolBatchContext,
+    input: {} as ToolBatchInput,
+    events: {} as ToolBatchEvent,
+    emitted: {} as AgentEvent,
+    output: {} as ToolBatchOutput,
+  },
+  actors: {
+    /** One tool call. */
+    toolCall: toolCallMachine,
+    /** A slice of a large parallel batch: this machine itself (see {@link linkSlices}). */
+    toolBatch: sliceStandIn,
+  },
+  guards: {
+    isSequential: ({ context }) => context.mode === "sequential",
+    needsHandshake: ({ context }) => context.handshake,
+    isSlice: ({ context }) => context.slice,
+    allStarted: ({ context }) => context.started >= context.members,
+    allSettled: ({ context }) => context.settled >= context.members,
+    /** The report is from the member preparing now (not from one cancelled while it waited for its go). */
+    isCurrent: ({ context }, params: { index: number }) => memberOf(context, params.index) === context.started - 1,
+  },
+  actions: {
+    /** Spawns every member at once, in source order (parallel batches without a handshake). */
+    spawnAll: enqueueActions(({ context, enqueue }) => {
+      for (let member = 0; member < context.members; member += 1) {
+        const { src, id, systemId, input } = memberSpawn(context, member);
+        if (src === "toolCall") enqueue.spawnChild("toolCall", { id, ...(systemId ? { systemId } : {}), input: input as ToolCallInput });
+        else enqueue.spawnChild("toolBatch", { id, input: input as ToolBatchInput });
+      }
+      enqueue.assign({ started: context.members });
+    }),
+    /** Spawns the next member: its turn to prepare has come. */
+    spawnNext: enqueueActions(({ context, enqueue }) => {
+      const { src, id, systemId, input } = memberSpawn(context, context.started);
+      if (src === "toolCall") enqueue.spawnChild("toolCall", { id, ...(systemId ? { systemId } : {}), input: input as ToolCallInput });
+      else enqueue.spawnChild("toolBatch", { id, input: input as ToolBatchInput });
+      enqueue.assign({ started: context.started + 1 });
+    }),
+    markWaiting: assign(({ context }, params: { index: number }) => ({ waiting: [...context.waiting, memberOf(context, params.index)] })),
+    /** Lets the waiting members execute, or (after an abort) cancels them. */
+    releaseWaiting: enqueueActions(({ context, enqueue }) => {
+      const event: BatchToToolCallEvent = context.aborted ? { type: "call.cancel", reason: ABORTED_MESSAGE } : { type: "call.execute" };
+      for (const member of context.waiting) enqueue.sendTo(memberId(context, member), event);
+      enqueue.assign({ waiting: [] });
+    }),
+    /** Sequential: lets the prepared call execute, or cancels it after an abort. */
+    releasePrepared: enqueueActions(({ context, enqueue }, params: { index: number }) => {
+      const event: BatchToToolCallEvent = context.aborted ? { type: "call.cancel", reason: ABORTED_MESSAGE } : { type: "call.execute" };
+      enqueue.sendTo(memberId(context, memberOf(context, params.index)), event);
+    }),
+    /** Records one call's result: in its slot (parallel), or appended and emitted at once (sequential). */
+    recordSettled: enqueueActions(({ context, enqueue }, params: Extract<ToolCallToBatchEvent, { type: "tool.settled" }>) => {
+      const member = memberOf(context, params.index);
+      const allTerminate = context.allTerminate && params.result.terminate === true;
+      const message = resultMessage(params);
+      const rejected = params.rejected !== undefined ? [...context.rejected, params.index] : context.rejected;
+      if (context.mode === "sequential") {
+        if (member !== context.settled) return;
+        enqueue.emit({ type: "message_start", message });
+        enqueue.emit({ type: "message_end", message });
+        enqueue.stopChild(memberId(context, member));
+        enqueue.assign({ ordered: appendMessages(context.ordered, [message as AgentMessage]), settled: context.settled + 1, allTerminate, rejected });
+        return;
+      }
+      if (context.slots[member] !== null) return;
+      const slots = context.slots.slice();
+      slots[member] = [message];
+      enqueue.assign({ slots, settled: context.settled + 1, allTerminate, rejected });
+    }),
+    /** Records a finished slice's results in its slot. */
+    recordSlice: assign(({ context }, output: ToolBatchOutput) => {
+      const member = memberOf(context, output.offset);
+      if (context.slots[member] !== null) return {};
+      const slots = context.slots.slice();
+      slots[member] = output.results;
+      const rejected = output.rejected.length > 0 ? [...context.rejected, ...output.rejected] : context.rejected;
+      return { slots, settled: context.settled + 1, allTerminate: context.allTerminate && output.terminates, rejected };
+    }),
+    /** A slice's whole run of calls is prepared: report it to the parent batch, as a call does. */
+    reportPrepared: enqueueActions(({ context, enqueue }) => {
+      enqueue.sendParent({ type: "tool.prepared", toolCallId: context.calls[0]?.id ?? "", index: context.offset } satisfies ToolCallToBatchEvent);
+    }),
+    markAborted: assign({ aborted: true }),
+    /** Tells every started, unsettled member the run was aborted: a call awaiting approval settles aborted, the others ignore it; a slice passes it on. */
+    abortUnsettled: enqueueActions(({ context, enqueue }) => {
+      for (const member of unsettledStarted(context)) {
+        enqueue.sendTo(memberId(context, member), context.sliceSize === 0 ? { type: "call.abort", reason: ABORTED_MESSAGE } : { type: "run.abort" });
+      }
+    }),
+    /** Cancels every started member that has not settled: each settles with the aborted result. */
+    cancelUnsettled: enqueueActions(({ context, enqueue }) => {
+      for (const member of unsettledStarted(context)) enqueue.sendTo(memberId(context, member), { type: "call.cancel", reason: ABORTED_MESSAGE });
+      enqueue.assign({ waiting: [] });
+    }),
+    warnAbandoned: emit(({ context }) => abandonWarning(context)),
+    /** The batch of a response emits its results' messages once all settled (parallel; sequential ones were emitted as they settled). */
+    emitResults: enqueueActions(({ context, enqueue }) => {
+      if (context.slice || context.mode === "sequential") return;
+      for (const message of resultsOf(context)) {
+        enqueue.emit({ type: "message_start", message });
+        enqueue.emit({ type: "message_end", message });
+      }
+    }),
+  },
+}).createMachine({
+  id: "toolBatch",
+  context: ({ input }) => {
+    const offset = input.offset ?? 0;
+    const fanOut = Math.max(2, Math.floor(input.fanOut ?? SLICE_SIZE));
+    const sliceSize = input.mode === "sequential" ? 0 : sliceSizeFor(input.calls.length, fanOut);
+    const members = sliceSize === 0 ? input.calls.length : Math.ceil(input.calls.length / sliceSize);
+    const aborted = input.aborted === true;
+    return {
+      calls: input.calls,
+      actorIds: input.actorIds ?? uniqueActorIds(input.calls),
+      offset,
+      mode: input.mode,
+      ...(input.refusal !== undefined ? { refusal: input.refusal } : {}),
+      hooks: input.hooks,
+      ...(input.hookScope ? { hookScope: input.hookScope } : {}),
+      approvedTools: input.approvedTools ?? [],
+      ...(input.policies ? { policies: input.policies } : {}),
+      registersCalls: input.registersCalls === true,
+      aborted,
+      abortGraceMs: input.abortGraceMs ?? 0,
+      slice: input.slice === true,
+      fanOut,
+      handshake: input.refusal === undefined && (input.mode === "sequential" || input.hooks.beforeToolCall || aborted),
+      sliceSize,
+      members,
+      started: 0,
+      waiting: [],
+      slots: input.mode === "sequential" ? [] : Array.from({ length: members }, () => null),
+      ordered: { full: [], tail: [], length: 0 },
+      settled: 0,
+      allTerminate: true,
+      rejected: [],
+    };
+  },
+  on: {
+    "run.abort": { actions: ["markAborted", "abortUnsettled"] },
+    "run.abandon": { actions: ["warnAbandoned", "markAborted", "cancelUnsettled"] },
+    "call.cancel": { actions: ["markAborted", "cancelUnsettled"] },
+  },
+  initial: "dispatching",
+  states: {
+    dispatching: {
+      always: [{ guard: "isSequential", target: "sequential" }, { target: "parallel" }],
+    },
+    sequential: {
+      initial: "next",
+      states: {
+        next: {
+          always: [{ guard: "allSettled", target: "#toolBatch.done" }, { target: "calling", actions: "spawnNext" }],
+        },
+        // One call at a time: it reports tool.prepared, gets its go, settles, and is stopped.
+        calling: {
+          on: {
+            "tool.prepared": { actions: { type: "releasePrepared", params: ({ event }) => event } },
+            "tool.settled": { target: "next", actions: { type: "recordSettled", params: ({ event }) => event } },
+          },
+        },
+      },
+    },
+    parallel: {
+      // Wherever the batch is, a member's result is kept (the states above decide what follows).
+      on: {
+        "tool.settled": { actions: { type: "recordSettled", params: ({ event }) => event } },
+        "xstate.done.actor.*": { actions: { type: "recordSlice", params: ({ event }) => event.output } },
+      },
+      initial: "starting",
+      states: {
+        starting: {
+          always: [{ guard: "needsHandshake", target: "preparing" }, { target: "running", actions: "spawnAll" }],
+        },
+        // One member prepares at a time (beforeToolCall, or after an abort); the prepared wait for the go.
+        preparing: {
+          initial: "next",
+          states: {
+            next: {
+              always: [{ guard: "allStarted", target: "#toolBatch.parallel.prepared" }, { target: "waiting", actions: "spawnNext" }],
+            },
+            waiting: {
+              on: {
+                "tool.prepared": { target: "next", actions: { type: "markWaiting", params: ({ event }) => event } },
+                // The member preparing now settled: on to the next. (A member that settles while it
+                // waited for its go — cancelled, or rejected awaiting approval — is recorded by `parallel`.)
+                "tool.settled": {
+                  guard: { type: "isCurrent", params: ({ event }) => event },
+                  target: "next",
+                  actions: { type: "recordSettled", params: ({ event }) => event },
+                },
+                "xstate.done.actor.*": {
+                  guard: { type: "isCurrent", params: ({ event }) => ({ index: event.output.offset }) },
+                  target: "next",
+                  actions: { type: "recordSlice", params: ({ event }) => event.output },
+                },
+              },
+            },
+          },
+        },
+        prepared: {
+          always: [
+            { guard: "allSettled", target: "#toolBatch.done" },
+            { guard: "isSlice", target: "awaitingGo" },
+            { target: "running", actions: "releaseWaiting" },
+          ],
+        },
+        // A slice whose calls are prepared waits, as a prepared call does, for its parent's go.
+        // Every member here has settled or waits for its go; a waiting one may still settle
+        // (a call awaiting approval is rejected, or aborted): once all did, the slice is done.
+        awaitingGo: {
+          entry: "reportPrepared",
+          always: { guard: "allSettled", target: "#toolBatch.done" },
+          on: {
+            "call.execute": { target: "running", actions: "releaseWaiting" },
+            "call.cancel": { target: "running", actions: ["markAborted", "releaseWaiting"] },
+          },
+        },
+        running: {
+          always: { guard: "allSettled", target: "#toolBatch.done" },
+        },
+      },
+    },
+    done: {
+      type: "final",
+      entry: "emitResults",
+    },
+  },
+  output: ({ context }) => ({
+    offset: context.offset,
+    results: resultsOf(context),
+    terminates: context.refusal === undefined && context.calls.length > 0 && context.allTerminate,
+    rejected: context.rejected.slice().sort((a, b) => a - b),
+  }),
+});
+
+/**
+ * `machine` (the tool-batch machine, possibly with other actors provided) with
+ * its slices pointed at itself, so a large batch is sliced by the same machine.
+ * Use it after every `provide`.
+ */
+export function linkSlices<T extends AnyStateMachine>(machine: T): T {
+  const linked = machine.provide({}) as T;
+  (linked.implementations.actors as Record<string, unknown>).toolBatch = linked;
+  return linked;
+}
+
+/** The tool-batch machine (inert call actors; `src/` provides the real ones, then {@link linkSlices}). */
+export const toolBatchMachine = linkSlices(toolBatchDefinition);
