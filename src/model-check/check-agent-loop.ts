@@ -126,8 +126,9 @@ export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAUL
       },
     },
     {
-      name: "approvals, tool timeout, parallel, maxTurns 1",
-      input: { maxTurns: 1, toolPolicies: { calls: { [TOOL]: { timeoutMs: 10 } }, concurrency: {} } },
+      // A needsApproval function: calls prepare in the prepareCall actor and go on to execute with their timeout.
+      name: "approvals, a needsApproval function, tool timeout, parallel, maxTurns 1",
+      input: { hooks: { needsApproval: true } as never, maxTurns: 1, toolPolicies: { calls: { [TOOL]: { timeoutMs: 10 } }, concurrency: {} } },
       approvals: true,
     },
     {

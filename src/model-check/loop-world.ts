@@ -190,7 +190,7 @@ const marksInvalid = (context: ToolCallContext): boolean => context.toolCall.arg
  * invalid-arguments result; the others are accepted as they are.
  */
 export const worldPrepareArguments = assign(({ context }: { context: ToolCallContext }): Partial<ToolCallContext> => {
-  if (marksInvalid(context)) return { settled: { result: { content: [{ type: "text", text: SETTLE_TEXT.invalid }], details: {} }, isError: true } };
+  if (marksInvalid(context)) return { settled: { result: { content: [{ type: "text", text: SETTLE_TEXT.invalid }], details: {} }, isError: true, rejected: "invalidArguments" } };
   // A call to a tool whose needsApproval is `true` asks (unless its tool was approved for good).
   const asks = context.toolCall.arguments[ASKS_FLAG] === true && context.preapproved !== true;
   return asks ? { args: context.toolCall.arguments, approval: "asked" } : { args: context.toolCall.arguments };
@@ -338,7 +338,10 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           continue;
         }
         const sent = sentEvent(action);
-        if (sent && sent.to === parentId) queue.push({ to: { batch: call.parent }, event: sent.event as SentEvent });
+        if (!sent || sent.to !== parentId) continue;
+        // A call rejected in preparation (also when it prepared synchronously, with no world step of its own).
+        if (sent.event.type === "tool.settled" && (sent.event as { rejected?: unknown }).rejected !== undefined) observeWorld(monitor, { invalidCall: true });
+        queue.push({ to: { batch: call.parent }, event: sent.event as SentEvent });
       }
     };
     const startCall = (parent: string, id: string, callInput: CallInput) => {
