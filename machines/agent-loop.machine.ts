@@ -203,13 +203,14 @@ export const agentLoopMachine = setup({
      * batch, where nothing was validated, leaves the row as it was).
      */
     appendBatchResults: assign(({ context }, output: ToolBatchOutput) => {
-      const counts = context.refusal === undefined && (output.rejected.length > 0 || context.invalidStreak !== undefined);
+      const rejected = output.rejected ?? [];
+      const counts = context.refusal === undefined && (rejected.length > 0 || context.invalidStreak !== undefined);
       const calls = toolCallsOf(context.assistant);
       return {
         ...appended(context, output.results),
         toolResults: output.results,
         terminated: output.terminates,
-        invalidStreak: counts ? streakAfterBatch(context.invalidStreak, calls, output.results, output.rejected) : context.invalidStreak,
+        invalidStreak: counts ? streakAfterBatch(context.invalidStreak, calls, output.results, rejected) : context.invalidStreak,
       };
     }),
     /** A response without tool calls breaks the breaker's row. */

@@ -10,7 +10,7 @@ import { singleCallMachine } from "../machines/single-call.machine.js";
 import { toolCallMachine } from "../machines/tool-call.machine.js";
 import { transcriptOf } from "../machines/transcript.js";
 import type { SettledToolCall, ToolCallInput } from "../machines/events.js";
-import { createAfterToolCallActor, createExecuteToolActor, createPrepareCallActor } from "./actors/tool-call-actors.js";
+import { createAfterToolCallActor, createExecuteToolActor, createPrepareArgumentsAction, createPrepareCallActor } from "./actors/tool-call-actors.js";
 import { createRunServices } from "./run-environment.js";
 import { describeThrown } from "./describe-thrown.js";
 import { toolErrorResult } from "./tool-result.js";
@@ -101,6 +101,7 @@ async function runThroughMachine(toolCall: AgentToolCall, options: RunToolCallOp
       executeTool: createExecuteToolActor(services),
       afterToolCall: createAfterToolCallActor(services),
     },
+    actions: { prepareArguments: createPrepareArgumentsAction(services) as never },
   });
   const hooks = { beforeToolCall: typeof beforeToolCall === "function", afterToolCall: typeof afterToolCall === "function" };
   const input: ToolCallInput = {

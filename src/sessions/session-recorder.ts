@@ -82,8 +82,9 @@ export function blockedOnApproval(snapshot: PersistedLoop): string[] | undefined
   const visit = (children: ChildSnapshots) => {
     for (const [id, child] of Object.entries(children)) {
       const state = child.snapshot?.value;
-      if (typeof state === "object" && state !== null && Object.keys(state).length === 0) {
-        // A call group (no states of its own): its calls are its children.
+      const context = (child.snapshot as { context?: { calls?: unknown } } | undefined)?.context;
+      if (Array.isArray(context?.calls)) {
+        // The tool batch (or a slice of it): its calls (or slices) are its children.
         visit((child.snapshot?.children ?? {}) as ChildSnapshots);
       } else if (state === AWAITING_APPROVAL) {
         waiting.push(id);

@@ -9,9 +9,32 @@ import type { SessionRecord, StoredSession } from "./session-store.js";
 
 /** The session's transcript: its snapshot's when that is longer than the log (a save interrupted between the two), else the log. */
 export function sessionTranscript(stored: StoredSession): AgentMessage[] {
-  const snapshot = stored.record.snapshot as { context?: { messages?: Transcript } } | undefined;
-  const fromSnapshot = snapshot?.context?.messages ? transcriptMessages(snapshot.context.messages) : [];
-  return fromSnapshot.length > stored.messages.length ? fromSnapshot.slice() : stored.messages;
+  const snapshot = stored.record.snapshot as BatchView | undefined;
+  const fromSnapshot = snapshot?.context?.messages ? transcriptMessages(snapshot.context.messages as Transcript).concat(emittedBatchResults(snapshot)) : [];
+  return fromSnapshot.length > stored.messages.length ? fromSnapshot : stored.messages;
+}
+
+/** The part of a persisted snapshot read here: the loop's transcript, and a tool batch's results under its children. */
+interface BatchView {
+  status?: string;
+  context?: { messages?: unknown; mode?: string; ordered?: unknown };
+  children?: Record<string, { snapshot?: BatchView } | undefined>;
+}
+
+/**
+ * Results a sequential tool batch of an unfinished run has already announced
+ * (`message_end` goes out as each call settles) but not yet handed to the loop,
+ * which appends them when the batch ends: the restored run will not announce
+ * them again, so the agent's transcript takes them from the snapshot. A parallel
+ * batch announces its results only when it ends, so it adds nothing here.
+ */
+function emittedBatchResults(snapshot: BatchView): AgentMessage[] {
+  if (snapshot.status !== "active") return [];
+  for (const child of Object.values(snapshot.children ?? {})) {
+    const context = child?.snapshot?.context;
+    if (context?.mode === "sequential" && context.ordered) return transcriptMessages(context.ordered as Transcript).slice();
+  }
+  return [];
 }
 
 /** Whether the record's last run did not finish (its loop snapshot is still active): `Agent.resume` restores it. */

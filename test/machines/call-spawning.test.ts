@@ -113,6 +113,6 @@ describe("spawning a batch's calls", () => {
     const actor = createActor(toolBatchMachine, { input: { calls: [], mode: "parallel", hooks: { beforeToolCall: false, afterToolCall: false } } });
     actor.start();
     expect(actor.getSnapshot().status).toBe("done");
-    expect(actor.getSnapshot().output as ToolBatchOutput).toEqual({ offset: 0, results: [], terminates: false });
+    expect(actor.getSnapshot().output as ToolBatchOutput).toEqual({ offset: 0, results: [], terminates: false, rejected: [] });
   });
 });
