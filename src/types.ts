@@ -157,10 +157,9 @@ export interface AgentTool<TParameters extends ToolParameters = ToolParameters, 
    */
   retry?: ToolRetryPolicy;
   /**
-   * loopchart: at most this many calls of this tool execute at once in a parallel
-   * batch; the others wait in their `queued` state. Results keep source order.
-   *
-   * @example concurrency: 2
+   * loopchart, reserved: at most this many calls of this tool executing at once in a
+   * parallel batch. Not applied by this version yet: a run whose tool sets it is
+   * refused with a `LoopInputError` rather than run uncapped.
    */
   concurrency?: number;
   /**
@@ -405,8 +404,9 @@ export interface AgentLoopConfig extends SimpleStreamOptions {
   /** loopchart: policies for every tool that does not declare its own (`timeoutMs`, `retry`). */
   toolDefaults?: ToolDefaults;
   /**
-   * loopchart: at most this many calls of a parallel batch execute at once; the others
-   * wait in their `queued` state. Results keep source order.
+   * loopchart, reserved: at most this many calls of a parallel batch executing at once.
+   * Not applied by this version yet: a run that sets it is refused with a
+   * `LoopInputError` rather than run uncapped.
    */
   maxParallelCalls?: number;
   /**

@@ -45,7 +45,7 @@ type ChildSnapshots = Record<string, { snapshot?: { value?: unknown; children?: 
 /** What a call in a snapshot waiting for approval looks like (the approval state of a tool call). */
 const AWAITING_APPROVAL = "awaitingApproval";
 
-/** Ids of the calls a persisted snapshot shows waiting for approval (in call groups too). */
+/** Ids of the calls a persisted snapshot shows waiting for approval (in the tool batch and its slices too). */
 export function awaitingCalls(snapshot: PersistedLoop): string[] {
   const ids: string[] = [];
   const visit = (children: ChildSnapshots) => {

@@ -151,6 +151,15 @@ describe("per-tool retry", () => {
     );
   });
 
+  it("refuses concurrency caps it does not apply yet (a tool's concurrency, config.maxParallelCalls) instead of running uncapped", () => {
+    const capped = { ...flakyTool(0, {}).tool, concurrency: 2 };
+    const start = (tools: unknown[], config: object) => () =>
+      agentLoop([user("go")], { systemPrompt: "", messages: [], tools: tools as never }, baseConfig(config), undefined, mockStream([]));
+    expect(start([capped], {})).toThrow(/Tool "flaky": concurrency is not applied by this version/);
+    expect(start([], { maxParallelCalls: 4 })).toThrow(/config.maxParallelCalls is not applied by this version/);
+    expect(start([], { maxParallelCalls: 0 })).toThrow(/config.maxParallelCalls must be an integer >= 1/);
+  });
+
   it("an abort while waiting to retry ends the call aborted and runs it no more", async () => {
     const flaky = flakyTool(5, { retry: { attempts: 5, backoffMs: 60_000 } });
     const controller = new AbortController();
