@@ -40,6 +40,8 @@ import { transcriptMessages, transcriptOf } from "./transcript.js";
 import {
   DEFAULT_INVALID_CALL_LIMIT,
   WRAP_UP_REFUSAL_MESSAGE,
+  capsFor,
+  releasable,
   plainInvalidCallHint,
   reachedBudget,
   spentAfter,
@@ -215,8 +217,10 @@ export const agentLoopMachine = setup({
     startBatch: enqueueActions(({ context, enqueue }) => {
       const calls = toolCallsOf(context.assistant);
       const sequential = runsSequentially(context.toolExecution, calls, context.sequentialTools);
-      const handshake = sequential || context.hooks.beforeToolCall;
-      enqueue.assign({ batch: newBatch(calls, { sequential, handshake, callsPerGroup: context.callsPerGroup }) });
+      // Capped batches (per-tool concurrency, maxParallelCalls) prepare with the handshake, so calls can wait for room.
+      const caps = sequential || (!context.toolPolicies && context.maxParallelCalls === undefined) ? undefined : capsFor(calls, context.toolPolicies, context.maxParallelCalls);
+      const handshake = sequential || context.hooks.beforeToolCall || caps !== undefined;
+      enqueue.assign({ batch: newBatch(calls, { sequential, handshake, callsPerGroup: context.callsPerGroup, ...(caps ? { caps } : {}) }) });
     }),
     startRefusedBatch: enqueueActions(({ context, enqueue }, params: { refusal: string }) => {
       const options = { sequential: false, handshake: false, refusal: params.refusal, callsPerGroup: context.callsPerGroup };
@@ -282,10 +286,30 @@ export const agentLoopMachine = setup({
         enqueue.assign(changedBatch(context, { waiting: [] }));
         return;
       }
-      for (const delivery of callDeliveries(context, indexes, { type: "call.execute" })) {
+      // A capped batch lets only as many start as there is room for; the rest wait (source order).
+      const { release, keep } = batch.caps && batch.handshake ? releasable(batch.caps, batch.calls, batch.running, indexes) : { release: indexes, keep: [] };
+      for (const delivery of callDeliveries(context, release, { type: "call.execute" })) {
         enqueue.sendTo(delivery.to, delivery.event);
       }
-      enqueue.assign(changedBatch(context, { waiting: [], ...withRunning(context, indexes) }));
+      enqueue.assign(changedBatch(context, { waiting: keep, ...withRunning(context, release) }));
+    }),
+    /** A capped batch's call settled: the next waiting ones that now fit start (or are cancelled after an abort). */
+    releaseWaitingCalls: enqueueActions(({ context, enqueue }) => {
+      const batch = context.batch;
+      if (!batch?.caps || batch.waiting.length === 0) return;
+      if (context.aborted) {
+        for (const delivery of callDeliveries(context, batch.waiting, { type: "call.cancel", reason: ABORTED_MESSAGE })) {
+          enqueue.sendTo(delivery.to, delivery.event);
+        }
+        enqueue.assign(changedBatch(context, { waiting: [] }));
+        return;
+      }
+      const { release, keep } = releasable(batch.caps, batch.calls, batch.running, batch.waiting);
+      if (release.length === 0) return;
+      for (const delivery of callDeliveries(context, release, { type: "call.execute" })) {
+        enqueue.sendTo(delivery.to, delivery.event);
+      }
+      enqueue.assign(changedBatch(context, { waiting: keep, ...withRunning(context, release) }));
     }),
     recordSettled: enqueueActions(({ context, enqueue }, params: Extract<AgentLoopEvent, { type: "tool.settled" }>) => {
       const batch = context.batch;
@@ -708,7 +732,7 @@ export const agentLoopMachine = setup({
           entry: "releaseCalls",
           always: { guard: "allExecuted", target: "finalizing" },
           on: {
-            "tool.settled": { actions: { type: "recordSettled", params: ({ event }) => event } },
+            "tool.settled": { actions: [{ type: "recordSettled", params: ({ event }) => event }, "releaseWaitingCalls"] },
           },
         },
         finalizing: {

@@ -18,7 +18,7 @@ import type {
 import type { LoopToCallGroupEvent, LoopToToolCallEvent, PrepareRequestInput, ToolCallInput, TurnDecision, TurnHookInput } from "./events.js";
 import { appendMessages, type Transcript } from "./transcript.js";
 import { errorText } from "./tool-call.machine.js";
-import type { BudgetSpent, InvalidCallStreak, ToolPolicies } from "./loop-policies.js";
+import type { BudgetSpent, CallCaps, InvalidCallStreak, ToolPolicies } from "./loop-policies.js";
 
 /** Text of the error result each call of a length-truncated response gets. */
 export const LENGTH_TRUNCATION_MESSAGE =
@@ -117,6 +117,8 @@ export interface ToolBatch {
   runningCount: number;
   /** Settled results by source index. */
   results: (ToolResultMessage | null)[];
+  /** Per-tool `concurrency` and `maxParallelCalls` of a parallel batch, when any applies: calls wait in `waiting` for room. */
+  caps?: CallCaps;
   /** Source indexes of the calls rejected in preparation (invalid arguments, unknown tool), when any. */
   rejected?: number[];
   /** Whether each settled result asked to terminate. */
@@ -221,9 +223,10 @@ export function appended(context: AgentLoopContext, added: AgentMessage[]): Pick
 
 export const newBatch = (
   calls: ToolCall[],
-  options: { sequential: boolean; handshake: boolean; refusal?: string; callsPerGroup: number },
+  options: { sequential: boolean; handshake: boolean; refusal?: string; callsPerGroup: number; caps?: CallCaps },
 ): ToolBatch => ({
   calls,
+  ...(options.caps ? { caps: options.caps } : {}),
   actorIds: uniqueActorIds(calls),
   groups: calls.length > options.callsPerGroup ? Math.ceil(calls.length / options.callsPerGroup) : 0,
   sequential: options.sequential,

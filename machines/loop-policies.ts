@@ -120,3 +120,57 @@ export const wrapUpMessage = (prompt: string): AgentMessage => ({ role: "user", 
 /** The error text of a call that ran out of time. */
 export const timedOutText = (toolName: string, timeoutMs: number): string =>
   `Tool ${toolName} timed out after ${timeoutMs} ms and was aborted`;
+
+/** How many calls of a parallel batch may execute at once: per tool (`concurrency`) and in all (`maxParallelCalls`). */
+export interface CallCaps {
+  perTool: Record<string, number>;
+  total?: number;
+}
+
+/** The caps of a parallel batch of `calls`, or undefined when none applies (no waiting, no handshake). */
+export function capsFor(calls: readonly ToolCall[], policies: ToolPolicies | undefined, maxParallelCalls: number | undefined): CallCaps | undefined {
+  if (calls.length < 2) return undefined;
+  const perTool: Record<string, number> = {};
+  let any = maxParallelCalls !== undefined && maxParallelCalls < calls.length;
+  const concurrency = policies?.concurrency ?? {};
+  for (const call of calls) {
+    if (!Object.hasOwn(concurrency, call.name)) continue;
+    perTool[call.name] = concurrency[call.name] as number;
+    any = true;
+  }
+  return any ? { perTool, ...(maxParallelCalls !== undefined ? { total: maxParallelCalls } : {}) } : undefined;
+}
+
+/**
+ * Which of the `waiting` calls (source order) may start now under `caps`, given
+ * which calls are `running`: the first ones that fit, in source order. The rest keep waiting.
+ */
+export function releasable(
+  caps: CallCaps,
+  calls: readonly ToolCall[],
+  running: readonly boolean[],
+  waiting: readonly number[],
+): { release: number[]; keep: number[] } {
+  const byTool: Record<string, number> = {};
+  let total = 0;
+  running.forEach((isRunning, index) => {
+    if (!isRunning) return;
+    const name = (calls[index] as ToolCall).name;
+    byTool[name] = (byTool[name] ?? 0) + 1;
+    total += 1;
+  });
+  const release: number[] = [];
+  const keep: number[] = [];
+  for (const index of [...waiting].sort((a, b) => a - b)) {
+    const name = (calls[index] as ToolCall).name;
+    const toolCap = Object.hasOwn(caps.perTool, name) ? (caps.perTool[name] as number) : Infinity;
+    if ((caps.total !== undefined && total >= caps.total) || (byTool[name] ?? 0) >= toolCap) {
+      keep.push(index);
+      continue;
+    }
+    release.push(index);
+    byTool[name] = (byTool[name] ?? 0) + 1;
+    total += 1;
+  }
+  return { release, keep };
+}

@@ -153,7 +153,7 @@ export interface AgentTool<TParameters extends ToolParameters = ToolParameters, 
   retry?: ToolRetryPolicy;
   /**
    * loopchart: at most this many calls of this tool execute at once in a parallel
-   * batch; the others wait in their `queued` state. Results keep source order.
+   * batch; the others wait, prepared, until one settles. Results keep source order.
    *
    * @example concurrency: 2
    */
@@ -401,7 +401,7 @@ export interface AgentLoopConfig extends SimpleStreamOptions {
   toolDefaults?: ToolDefaults;
   /**
    * loopchart: at most this many calls of a parallel batch execute at once; the others
-   * wait in their `queued` state. Results keep source order.
+   * wait, prepared, until one settles. Results keep source order.
    */
   maxParallelCalls?: number;
   /**

@@ -117,6 +117,10 @@ export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAUL
       approvals: true,
     },
     {
+      name: `concurrency 1 for ${TOOL}, maxParallelCalls 2, maxTurns 1`,
+      input: { maxTurns: 1, maxParallelCalls: 2, toolPolicies: { calls: {}, concurrency: { [TOOL]: 1 } } },
+    },
+    {
       name: "tool timeout, afterToolCall, maxTurns 1",
       input: { hooks: { afterToolCall: true } as never, maxTurns: 1, toolPolicies: { calls: { [TOOL]: { timeoutMs: 10 } }, concurrency: {} } },
     },

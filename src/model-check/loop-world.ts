@@ -256,7 +256,13 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
   const hookOutcomes = { ...DEFAULT_HOOK_OUTCOMES, ...options.hookOutcomes };
   const abstractContext = options.abstractContext ?? defaultAbstractContext;
   const maxTurns = typeof input.maxTurns === "number" ? input.maxTurns : null;
-  const limits = { wrapUp: input.wrapUp !== undefined, budget: input.budget !== undefined };
+  const policies = input.toolPolicies as { concurrency?: Record<string, number> } | undefined;
+  const limits = {
+    wrapUp: input.wrapUp !== undefined,
+    budget: input.budget !== undefined,
+    ...(policies?.concurrency && Object.keys(policies.concurrency).length > 0 ? { concurrency: policies.concurrency } : {}),
+    ...(typeof input.maxParallelCalls === "number" ? { maxParallelCalls: input.maxParallelCalls } : {}),
+  };
   const parentId = recorders.call.parent?.id;
 
   /**
@@ -330,7 +336,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
     const sendToCall = (id: string, sent: SentEvent) => {
       const target = calls.find((call) => call.id === id);
       if (!target) return;
-      violations.push(...observeSentToCall(monitor, id, sent.type));
+      violations.push(...observeSentToCall(monitor, id, sent.type, target.name));
       queue.push({ to: target.index, event: sent });
     };
     const fromLoop = (step: RecordedStep) => {

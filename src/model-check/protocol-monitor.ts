@@ -57,12 +57,17 @@ export interface ProtocolMonitor {
   requestAfterWrapUp: boolean;
   /** A call was rejected as invalid on this path. */
   invalidCall: boolean;
+  /** Calls told to execute that have not ended, as [id, tool name]. */
+  executing: [string, string][];
 }
 
 /** What the monitor knows of the run's configuration. */
 export interface MonitoredLimits {
   wrapUp: boolean;
   budget: boolean;
+  /** Per-tool `concurrency` and `maxParallelCalls`, when set. */
+  concurrency?: Record<string, number>;
+  maxParallelCalls?: number;
 }
 
 /** What a world event tells the monitor about the path. */
@@ -100,6 +105,7 @@ export function createMonitor(maxTurns: number | null, limits: MonitoredLimits =
     requestsWithoutTools: 0,
     requestAfterWrapUp: false,
     invalidCall: false,
+    executing: [],
   };
 }
 
@@ -181,6 +187,7 @@ export function observeEmitted(monitor: ProtocolMonitor, event: AgentEvent): Ste
       if (!monitor.execStarted.includes(event.toolCallId)) fail("I4", `tool_execution_end before tool_execution_start for ${event.toolCallId}`);
       if (monitor.execEnded.includes(event.toolCallId)) fail("I4", `tool_execution_end twice for ${event.toolCallId}`);
       monitor.execEnded = [...monitor.execEnded, event.toolCallId];
+      if (monitor.executing.some(([id]) => id === event.toolCallId)) monitor.executing = monitor.executing.filter(([id]) => id !== event.toolCallId);
       if (event.result?.terminate === true) monitor.terminates = [...monitor.terminates, event.toolCallId];
       break;
     case "turn_end":
@@ -287,11 +294,26 @@ function checkWrapUp(monitor: ProtocolMonitor, reason: ExitReason): StepViolatio
   return found;
 }
 
+/** I8: a call that starts executing must fit its tool's `concurrency` and the batch's `maxParallelCalls`. */
+function checkConcurrency(monitor: ProtocolMonitor, callId: string, toolName: string): StepViolation[] {
+  const { concurrency, maxParallelCalls } = monitor.limits;
+  if (concurrency === undefined && maxParallelCalls === undefined) return [];
+  monitor.executing = [...monitor.executing, [callId, toolName]];
+  const found: StepViolation[] = [];
+  const ofTool = monitor.executing.filter(([, name]) => name === toolName).length;
+  const cap = concurrency && Object.hasOwn(concurrency, toolName) ? concurrency[toolName] : undefined;
+  if (cap !== undefined && ofTool > cap) found.push({ invariant: "I8", message: `${ofTool} calls of ${toolName} execute at once; its concurrency is ${cap}` });
+  if (maxParallelCalls !== undefined && monitor.executing.length > maxParallelCalls) {
+    found.push({ invariant: "I8", message: `${monitor.executing.length} calls execute at once; maxParallelCalls is ${maxParallelCalls}` });
+  }
+  return found;
+}
+
 /** Checks an event the loop sends to a tool call; returns the violations. */
-export function observeSentToCall(monitor: ProtocolMonitor, callId: string, eventType: string): StepViolation[] {
+export function observeSentToCall(monitor: ProtocolMonitor, callId: string, eventType: string, toolName = ""): StepViolation[] {
   // An approval lets a call run too (it executes once released).
   if (eventType !== "call.execute" && eventType !== "call.start" && eventType !== "call.approve" && eventType !== "call.preapprove") return [];
-  const found: StepViolation[] = [];
+  const found: StepViolation[] = eventType === "call.execute" || eventType === "call.start" ? checkConcurrency(monitor, callId, toolName) : [];
   if (monitor.aborted) found.push({ invariant: "I2", message: `${callId} starts executing after run.abort` });
   if (monitor.response?.stopReason === "length") {
     found.push({ invariant: "I2", message: `${callId} of a length-truncated response starts executing` });
