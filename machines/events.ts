@@ -87,6 +87,21 @@ export type ToolCallToBatchEvent =
     };
 
 /**
+ * What a slice of a capped batch tells its parent batch (passed up to the batch
+ * of the response, which owns the caps): a call of the slice (or of a slice
+ * under it) with source index `index` is prepared and waits for room
+ * (`slice.callPrepared`), or settled (`slice.callSettled`).
+ */
+export type SliceToBatchEvent = { type: "slice.callPrepared"; index: number } | { type: "slice.callSettled"; index: number };
+
+/**
+ * What a capped batch tells the slice that holds the call with source index
+ * `index` (passed down to the call): execute it (`slice.execute`), or cancel it
+ * without starting it, after an abort (`slice.cancel`).
+ */
+export type BatchToSliceEvent = { type: "slice.execute"; index: number } | { type: "slice.cancel"; index: number };
+
+/**
  * What a batch tells a prepared call (or slice) that waits for its go: execute
  * (`call.execute`) or give up (`call.cancel`, also sent to a running call when
  * the run stops waiting after an abort).

@@ -18,7 +18,7 @@ import type {
 import type { PrepareRequestInput, TurnDecision, TurnHookInput } from "./events.js";
 import { appendMessages, type Transcript } from "./transcript.js";
 import { ABORTED_MESSAGE, errorText } from "./tool-call.machine.js";
-import type { BudgetSpent, InvalidCallStreak, ToolPolicies } from "./loop-policies.js";
+import { capsFor, type BudgetSpent, type InvalidCallStreak, type ToolPolicies } from "./loop-policies.js";
 import { batchModeOf, type ToolBatchInput } from "./tool-batch.machine.js";
 
 export { runsSequentially } from "./tool-batch.machine.js";
@@ -165,17 +165,23 @@ export { failedResponse } from "../src/messages.js";
  * The input of the batch of the current response: its calls, the mode
  * ({@link batchModeOf}), the refusal of a length-truncated response (refused
  * batches run in parallel: nothing executes), the call hooks and what they are
- * shown, whether the run was aborted already, the tools approved for good, and
- * whether calls register their system id.
+ * shown, whether the run was aborted already, the tools approved for good,
+ * whether calls register their system id, and the caps of a parallel batch
+ * when one binds ({@link capsFor}; none: the batch runs as if uncapped).
  */
 export function batchInput(context: AgentLoopContext): ToolBatchInput {
   const assistant = context.assistant as AssistantMessage;
   const calls = toolCallsOf(assistant);
   const refused = context.refusal !== undefined;
   const hooks = { beforeToolCall: context.hooks.beforeToolCall, afterToolCall: context.hooks.afterToolCall, needsApproval: context.hooks.needsApproval };
+  const mode = refused ? "parallel" : batchModeOf(calls, context.toolExecution, context.sequentialTools);
+  const caps =
+    mode === "parallel" && !refused && (context.maxParallelCalls !== undefined || context.toolPolicies !== undefined)
+      ? capsFor(calls, context.toolPolicies?.concurrency, context.maxParallelCalls)
+      : undefined;
   return {
     calls,
-    mode: refused ? "parallel" : batchModeOf(calls, context.toolExecution, context.sequentialTools),
+    mode,
     ...(context.refusal !== undefined ? { refusal: context.refusal } : {}),
     hooks,
     ...(hooks.beforeToolCall || hooks.afterToolCall || hooks.needsApproval
@@ -186,6 +192,7 @@ export function batchInput(context: AgentLoopContext): ToolBatchInput {
     ...(context.approvedTools.length > 0 ? { approvedTools: context.approvedTools } : {}),
     ...(context.toolPolicies && Object.keys(context.toolPolicies.calls).length > 0 ? { policies: context.toolPolicies.calls } : {}),
     ...(context.registersCalls ? { registersCalls: true } : {}),
+    ...(caps ? { caps } : {}),
   };
 }
 

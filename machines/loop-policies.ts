@@ -120,3 +120,73 @@ export const wrapUpMessage = (prompt: string): AgentMessage => ({ role: "user", 
 /** The error text of a call that ran out of time. */
 export const timedOutText = (toolName: string, timeoutMs: number): string =>
   `Tool ${toolName} timed out after ${timeoutMs} ms and was aborted`;
+
+/**
+ * How many calls of a parallel batch may execute at once: `perTool[name]` calls
+ * of tool `name` (its `concurrency`), and `total` calls in all (`config.maxParallelCalls`).
+ */
+export interface CallCaps {
+  perTool: Record<string, number>;
+  total?: number;
+}
+
+/**
+ * The caps of a parallel batch of `calls`, or undefined when none binds: a
+ * tool's `concurrency` only when the batch has more of its calls than that,
+ * `maxParallelCalls` only when the batch has more calls. A batch without caps
+ * runs exactly as if neither were set (no handshake, nothing waits).
+ */
+export function capsFor(calls: readonly ToolCall[], concurrency: Readonly<Record<string, number>> | undefined, maxParallelCalls: number | undefined): CallCaps | undefined {
+  if (calls.length < 2) return undefined;
+  const perTool: Record<string, number> = {};
+  let binds = false;
+  if (concurrency !== undefined) {
+    const counts: Record<string, number> = {};
+    for (const call of calls) if (Object.hasOwn(concurrency, call.name)) counts[call.name] = (counts[call.name] ?? 0) + 1;
+    for (const [name, count] of Object.entries(counts)) {
+      const cap = concurrency[name] as number;
+      if (count > cap) {
+        perTool[name] = cap;
+        binds = true;
+      }
+    }
+  }
+  const total = maxParallelCalls !== undefined && maxParallelCalls < calls.length ? maxParallelCalls : undefined;
+  if (total === undefined && !binds) return undefined;
+  return { perTool, ...(total !== undefined ? { total } : {}) };
+}
+
+/**
+ * Which of the `waiting` calls may start now under `caps`, given the names of
+ * the calls `running`: in the order given (source order), each that still fits
+ * its tool's cap and the total. `nameOf` names the tool of a waiting call. The
+ * others keep waiting, in order.
+ */
+export function releasable(
+  caps: CallCaps,
+  running: readonly string[],
+  waiting: readonly number[],
+  nameOf: (index: number) => string,
+): { release: number[]; keep: number[] } {
+  const byTool: Record<string, number> = {};
+  for (const name of running) byTool[name] = (byTool[name] ?? 0) + 1;
+  let total = running.length;
+  const release: number[] = [];
+  const keep: number[] = [];
+  for (const [position, index] of waiting.entries()) {
+    if (caps.total !== undefined && total >= caps.total) {
+      keep.push(...waiting.slice(position));
+      break;
+    }
+    const name = nameOf(index);
+    const cap = Object.hasOwn(caps.perTool, name) ? (caps.perTool[name] as number) : Infinity;
+    if ((byTool[name] ?? 0) >= cap) {
+      keep.push(index);
+      continue;
+    }
+    release.push(index);
+    byTool[name] = (byTool[name] ?? 0) + 1;
+    total += 1;
+  }
+  return { release, keep };
+}

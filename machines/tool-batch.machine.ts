@@ -39,10 +39,18 @@
  */
 import { assign, emit, enqueueActions, fromCallback, setup, type AnyStateMachine } from "xstate";
 import type { AgentEvent, AgentMessage, ToolCall, ToolExecutionMode, ToolResultMessage } from "../src/types.js";
-import { callSystemId, type BatchToToolCallEvent, type CallHookScope, type ToolCallInput, type ToolCallToBatchEvent } from "./events.js";
+import {
+  callSystemId,
+  type BatchToSliceEvent,
+  type BatchToToolCallEvent,
+  type CallHookScope,
+  type SliceToBatchEvent,
+  type ToolCallInput,
+  type ToolCallToBatchEvent,
+} from "./events.js";
 import { ABORTED_MESSAGE, toolCallMachine } from "./tool-call.machine.js";
 import { appendMessages, transcriptMessages, type Transcript } from "./transcript.js";
-import type { ToolCallPolicy } from "./loop-policies.js";
+import { releasable, type CallCaps, type ToolCallPolicy } from "./loop-policies.js";
 
 /** The most children (calls or slices) any batch machine parents. */
 export const SLICE_SIZE = 32;
@@ -111,6 +119,12 @@ export interface ToolBatchInput {
   slice?: boolean;
   /** Most children (calls or slices) one batch machine parents (default {@link SLICE_SIZE}; the model checker lowers it to explore slices). */
   fanOut?: number;
+  /**
+   * How many calls may execute at once (a tool's `concurrency`, `maxParallelCalls`):
+   * set by the loop only when a cap binds a parallel batch ({@link capsFor}); a
+   * slice of a capped batch gets it too, and leaves the releasing to the batch of the response.
+   */
+  caps?: CallCaps;
 }
 
 /** What a batch finishes with. */
@@ -161,12 +175,20 @@ export interface ToolBatchContext {
   allTerminate: boolean;
   /** Source indexes of the calls rejected in preparation so far (in settling order). */
   rejected: number[];
+  /** A capped batch (and its slices): the caps. Absent on every uncapped batch. */
+  caps?: CallCaps;
+  /** A capped batch of a response: source indexes of prepared calls waiting for room, ascending. */
+  queued?: number[];
+  /** A capped batch of a response: source indexes of released calls that have not settled. */
+  executing?: number[];
 }
 
 /** Events a batch accepts: its calls' (and slices') reports, its parent's go, and the run's abort. */
 export type ToolBatchEvent =
   | ToolCallToBatchEvent
   | BatchToToolCallEvent
+  | SliceToBatchEvent
+  | BatchToSliceEvent
   | { type: "run.abort" }
   | { type: "run.abandon" }
   | { type: `xstate.done.actor.${string}`; output: ToolBatchOutput };
@@ -224,8 +246,27 @@ function memberSpawn(context: ToolBatchContext, member: number): { src: "toolCal
     ...(context.registersCalls ? { registersCalls: true } : {}),
     ...(context.hookScope ? { hookScope: context.hookScope } : {}),
     ...(context.refusal !== undefined ? { refusal: context.refusal } : {}),
+    ...(context.caps ? { caps: context.caps } : {}),
   };
   return { src: "toolBatch", id: sliceId(member), input };
+}
+
+/** The tool name of the call with source index `index`. */
+const toolNameAt = (context: ToolBatchContext, index: number): string => (context.calls[index - context.offset] as ToolCall).name;
+
+/**
+ * What a capped batch sends towards the call with source index `index`, to the
+ * member that holds it: the call itself (`call.execute` / `call.cancel`), or
+ * the slice it is in (`slice.execute` / `slice.cancel`, passed on down).
+ * Nothing when that member has settled already.
+ */
+function towardsCall(context: ToolBatchContext, index: number, execute: boolean): { to: string; event: BatchToToolCallEvent | BatchToSliceEvent } | undefined {
+  const member = memberOf(context, index);
+  if (context.slots[member] !== null) return undefined;
+  if (context.sliceSize === 0) {
+    return { to: context.actorIds[member] as string, event: execute ? { type: "call.execute" } : { type: "call.cancel", reason: ABORTED_MESSAGE } };
+  }
+  return { to: sliceId(member), event: { type: execute ? "slice.execute" : "slice.cancel", index } };
 }
 
 /** The result message of a settled call. */
@@ -296,6 +337,9 @@ const toolBatchDefinition = setup({
   },
   guards: {
     isSequential: ({ context }) => context.mode === "sequential",
+    isCapped: ({ context }) => context.caps !== undefined,
+    /** This batch parents slices (so a `tool.prepared` is a slice's, whose calls were queued one by one). */
+    parentsSlices: ({ context }) => context.sliceSize !== 0,
     needsHandshake: ({ context }) => context.handshake,
     isSlice: ({ context }) => context.slice,
     allStarted: ({ context }) => context.started >= context.members,
@@ -364,6 +408,57 @@ const toolBatchDefinition = setup({
     reportPrepared: enqueueActions(({ context, enqueue }) => {
       enqueue.sendParent({ type: "tool.prepared", toolCallId: context.calls[0]?.id ?? "", index: context.offset } satisfies ToolCallToBatchEvent);
     }),
+    /**
+     * Capped: the call with source index `index` is prepared. The batch of the
+     * response queues it (calls prepare in source order, so the queue stays
+     * ascending); a slice passes it up.
+     */
+    queueCall: enqueueActions(({ context, enqueue }, params: { index: number }) => {
+      if (context.slice) enqueue.sendParent({ type: "slice.callPrepared", index: params.index } satisfies SliceToBatchEvent);
+      else enqueue.assign({ queued: [...(context.queued ?? []), params.index] });
+    }),
+    /** Capped: the call with source index `index` settled; the batch of the response frees its room (or forgets it queued), a slice passes it up. */
+    noteCallSettled: enqueueActions(({ context, enqueue }, params: { index: number }) => {
+      if (context.slice) {
+        enqueue.sendParent({ type: "slice.callSettled", index: params.index } satisfies SliceToBatchEvent);
+        return;
+      }
+      const executing = context.executing ?? [];
+      const queued = context.queued ?? [];
+      if (executing.includes(params.index)) enqueue.assign({ executing: executing.filter((index) => index !== params.index) });
+      else if (queued.includes(params.index)) enqueue.assign({ queued: queued.filter((index) => index !== params.index) });
+    }),
+    /**
+     * Capped, the batch of the response: releases the queued calls that fit the
+     * caps, in source order ({@link releasable}); the rest keep waiting. After an
+     * abort every queued call is cancelled instead: it never starts.
+     */
+    releaseQueued: enqueueActions(({ context, enqueue }) => {
+      const queued = context.queued ?? [];
+      if (context.slice || context.caps === undefined || queued.length === 0) return;
+      if (context.aborted) {
+        for (const index of queued) {
+          const target = towardsCall(context, index, false);
+          if (target) enqueue.sendTo(target.to, target.event);
+        }
+        enqueue.assign({ queued: [] });
+        return;
+      }
+      const executing = context.executing ?? [];
+      const nameOf = (index: number) => toolNameAt(context, index);
+      const { release, keep } = releasable(context.caps, executing.map(nameOf), queued, nameOf);
+      if (release.length === 0) return;
+      for (const index of release) {
+        const target = towardsCall(context, index, true);
+        if (target) enqueue.sendTo(target.to, target.event);
+      }
+      enqueue.assign({ queued: keep, executing: [...executing, ...release] });
+    }),
+    /** A slice of a capped batch: passes its parent's go (or cancel) for one call on to the member that holds it. */
+    passToCall: enqueueActions(({ context, enqueue }, params: BatchToSliceEvent) => {
+      const target = towardsCall(context, params.index, params.type === "slice.execute");
+      if (target) enqueue.sendTo(target.to, target.event);
+    }),
     markAborted: assign({ aborted: true }),
     /** Tells every started, unsettled member the run was aborted: a call awaiting approval settles aborted, the others ignore it; a slice passes it on. */
     abortUnsettled: enqueueActions(({ context, enqueue }) => {
@@ -394,6 +489,8 @@ const toolBatchDefinition = setup({
     const sliceSize = input.mode === "sequential" ? 0 : sliceSizeFor(input.calls.length, fanOut);
     const members = sliceSize === 0 ? input.calls.length : Math.ceil(input.calls.length / sliceSize);
     const aborted = input.aborted === true;
+    // Caps apply to a parallel batch that runs its calls (not a refused one).
+    const caps = input.mode === "parallel" && input.refusal === undefined ? input.caps : undefined;
     return {
       calls: input.calls,
       actorIds: input.actorIds ?? uniqueActorIds(input.calls),
@@ -409,7 +506,7 @@ const toolBatchDefinition = setup({
       abortGraceMs: input.abortGraceMs ?? 0,
       slice: input.slice === true,
       fanOut,
-      handshake: input.refusal === undefined && (input.mode === "sequential" || input.hooks.beforeToolCall || aborted),
+      handshake: input.refusal === undefined && (input.mode === "sequential" || input.hooks.beforeToolCall || aborted || caps !== undefined),
       sliceSize,
       members,
       started: 0,
@@ -419,6 +516,7 @@ const toolBatchDefinition = setup({
       settled: 0,
       allTerminate: true,
       rejected: [],
+      ...(caps ? { caps, queued: [], executing: [] } : {}),
     };
   },
   on: {
@@ -455,7 +553,7 @@ const toolBatchDefinition = setup({
       initial: "starting",
       states: {
         starting: {
-          always: [{ guard: "needsHandshake", target: "preparing" }, { target: "running", actions: "spawnAll" }],
+          always: [{ guard: "isCapped", target: "capped" }, { guard: "needsHandshake", target: "preparing" }, { target: "running", actions: "spawnAll" }],
         },
         // One member prepares at a time (beforeToolCall, or after an abort); the prepared wait for the go.
         preparing: {
@@ -503,6 +601,83 @@ const toolBatchDefinition = setup({
         },
         running: {
           always: { guard: "allSettled", target: "#toolBatch.done" },
+        },
+        // A capped batch (a tool's concurrency, maxParallelCalls) and its slices. The calls prepare
+        // one at a time, in source order, and wait prepared ("queued"); the batch of the response
+        // holds the queue and the released calls for the whole batch, releases what fits once all
+        // are prepared and again as each call settles. Slices pass each call's prepared and settled
+        // notice up, and the go (or cancel) for one call down.
+        capped: {
+          on: {
+            // The abort cancels the queued calls (they never start); the released ones honour the run's signal.
+            "run.abort": { actions: ["markAborted", "abortUnsettled", "releaseQueued"] },
+            "tool.settled": {
+              actions: [
+                { type: "recordSettled", params: ({ event }) => event },
+                { type: "noteCallSettled", params: ({ event }) => event },
+              ],
+            },
+            "slice.callPrepared": { actions: { type: "queueCall", params: ({ event }) => event } },
+            "slice.callSettled": { actions: { type: "noteCallSettled", params: ({ event }) => event } },
+            "slice.execute": { actions: { type: "passToCall", params: ({ event }) => event } },
+            "slice.cancel": { actions: { type: "passToCall", params: ({ event }) => event } },
+          },
+          initial: "preparing",
+          states: {
+            preparing: {
+              initial: "next",
+              states: {
+                next: {
+                  always: [{ guard: "allStarted", target: "#toolBatch.parallel.capped.prepared" }, { target: "waiting", actions: "spawnNext" }],
+                },
+                waiting: {
+                  on: {
+                    // A slice's report: its calls were queued one by one as they prepared.
+                    "tool.prepared": [{ guard: "parentsSlices", target: "next" }, { target: "next", actions: { type: "queueCall", params: ({ event }) => event } }],
+                    "tool.settled": {
+                      guard: { type: "isCurrent", params: ({ event }) => event },
+                      target: "next",
+                      actions: [
+                        { type: "recordSettled", params: ({ event }) => event },
+                        { type: "noteCallSettled", params: ({ event }) => event },
+                      ],
+                    },
+                    "xstate.done.actor.*": {
+                      guard: { type: "isCurrent", params: ({ event }) => ({ index: event.output.offset }) },
+                      target: "next",
+                      actions: { type: "recordSlice", params: ({ event }) => event.output },
+                    },
+                  },
+                },
+              },
+            },
+            prepared: {
+              always: [
+                { guard: "allSettled", target: "#toolBatch.done" },
+                { guard: "isSlice", target: "relaying" },
+                { target: "running", actions: "releaseQueued" },
+              ],
+            },
+            // A slice whose calls are prepared: its parent releases them one by one.
+            relaying: {
+              entry: "reportPrepared",
+              always: { guard: "allSettled", target: "#toolBatch.done" },
+            },
+            // The batch of the response: each settled call makes room for the next that fits.
+            running: {
+              on: {
+                "tool.settled": {
+                  actions: [
+                    { type: "recordSettled", params: ({ event }) => event },
+                    { type: "noteCallSettled", params: ({ event }) => event },
+                    "releaseQueued",
+                  ],
+                },
+                "slice.callSettled": { actions: [{ type: "noteCallSettled", params: ({ event }) => event }, "releaseQueued"] },
+              },
+              always: { guard: "allSettled", target: "#toolBatch.done" },
+            },
+          },
         },
       },
     },

@@ -171,10 +171,6 @@ function assertPolicies(config: AgentLoopConfig): void {
   if (maxParallelCalls !== undefined && !isPositiveInteger(maxParallelCalls)) {
     throw new LoopInputError(`config.maxParallelCalls must be an integer >= 1, got ${describeValue(maxParallelCalls)}`);
   }
-  // Refused rather than ignored: a user who asks for a cap must not get an uncapped batch.
-  if (maxParallelCalls !== undefined) {
-    throw new LoopInputError("config.maxParallelCalls is not applied by this version of loopchart yet (the tool batch does not cap parallel calls); leave it unset");
-  }
 }
 
 /** A tool's own policies: `timeoutMs`, `retry` (only with `replay: "safe"`), `concurrency`. */
@@ -191,9 +187,6 @@ function assertToolPolicies(tool: Record<string, unknown>, name: string): void {
   }
   if (tool.concurrency !== undefined && !isPositiveInteger(tool.concurrency)) {
     throw new LoopInputError(`Tool "${name}": concurrency must be an integer >= 1, got ${describeValue(tool.concurrency)}`);
-  }
-  if (tool.concurrency !== undefined) {
-    throw new LoopInputError(`Tool "${name}": concurrency is not applied by this version of loopchart yet (the tool batch does not cap a tool's calls); leave it unset`);
   }
 }
 

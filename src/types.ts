@@ -157,9 +157,14 @@ export interface AgentTool<TParameters extends ToolParameters = ToolParameters, 
    */
   retry?: ToolRetryPolicy;
   /**
-   * loopchart, reserved: at most this many calls of this tool executing at once in a
-   * parallel batch. Not applied by this version yet: a run whose tool sets it is
-   * refused with a `LoopInputError` rather than run uncapped.
+   * loopchart: at most this many calls of this tool execute at once in a parallel
+   * batch (an integer >= 1; anything else is a `LoopInputError`). A batch with more
+   * calls of the tool prepares them one at a time in source order, as with
+   * `beforeToolCall`; the calls that do not fit wait prepared (queued) and start, in
+   * source order, as running ones settle. Results keep source order. After an abort
+   * the waiting calls are cancelled and never start. No effect on sequential batches.
+   *
+   * @example concurrency: 2 // a rate-limited API: two requests in flight at most
    */
   concurrency?: number;
   /**
@@ -404,9 +409,12 @@ export interface AgentLoopConfig extends SimpleStreamOptions {
   /** loopchart: policies for every tool that does not declare its own (`timeoutMs`, `retry`). */
   toolDefaults?: ToolDefaults;
   /**
-   * loopchart, reserved: at most this many calls of a parallel batch executing at once.
-   * Not applied by this version yet: a run that sets it is refused with a
-   * `LoopInputError` rather than run uncapped.
+   * loopchart: at most this many calls of a parallel batch execute at once, whatever
+   * their tools (an integer >= 1; anything else is a `LoopInputError`). Applies with
+   * each tool's `concurrency`: a call starts when it fits both. The waiting calls
+   * queue as with `concurrency`; results keep source order.
+   *
+   * @example maxParallelCalls: 4
    */
   maxParallelCalls?: number;
   /**

@@ -16,9 +16,11 @@ import { assistant, baseConfig, mockStream, testModel, user } from "../helpers/m
 const calls = (count: number): ToolCall[] => Array.from({ length: count }, (_, index) => ({ type: "toolCall", id: `c${index}`, name: "t", arguments: {} }));
 
 /** Every actor the loop's batch creates for a response with `count` calls, with its parent's id; and the batch's output. */
-async function actorsOfBatch(count: number, mode: "parallel" | "sequential" = "parallel") {
+async function actorsOfBatch(count: number, mode: "parallel" | "sequential" = "parallel", caps: { concurrency?: number; maxParallelCalls?: number } = {}) {
   const created: AnyActorRef[] = [];
-  const most = { children: 0 };
+  const most = { children: 0, executing: 0 };
+  // Calls executing now (their actor in `executing`), by actor.
+  const executing = new Set<AnyActorRef>();
   const actor = createActor(agentLoopMachine, {
     id: "agentLoop",
     inspect: (event) => {
@@ -26,8 +28,23 @@ async function actorsOfBatch(count: number, mode: "parallel" | "sequential" = "p
       if (event.type === "@xstate.snapshot" && "children" in event.snapshot) {
         most.children = Math.max(most.children, Object.keys((event.snapshot as { children: object }).children).length);
       }
+      // A call's snapshot event comes after what its transition sent was handled (a call that settled
+      // may be reported after the call its settle released), so count by each call's current snapshot.
+      if (event.type === "@xstate.snapshot" && (event.actorRef as AnyActorRef).src === "toolCall" && (event.snapshot as { value?: unknown }).value === "executing") {
+        executing.add(event.actorRef as AnyActorRef);
+        for (const ref of executing) if (ref.getSnapshot().value !== "executing") executing.delete(ref);
+        most.executing = Math.max(most.executing, executing.size);
+      }
     },
-    input: { systemPrompt: "", messages: [], prompts: [], model: testModel, toolExecution: mode },
+    input: {
+      systemPrompt: "",
+      messages: [],
+      prompts: [],
+      model: testModel,
+      toolExecution: mode,
+      ...(caps.concurrency !== undefined ? { toolPolicies: { calls: {}, concurrency: { t: caps.concurrency } } } : {}),
+      ...(caps.maxParallelCalls !== undefined ? { maxParallelCalls: caps.maxParallelCalls } : {}),
+    },
   });
   actor.start();
   actor.send({ type: "model.done", message: assistant({ calls: calls(count) }), started: false });
@@ -42,6 +59,7 @@ async function actorsOfBatch(count: number, mode: "parallel" | "sequential" = "p
     spawned: created.filter((ref) => logic(ref) === "call" || logic(ref) === "batch").map((ref) => [logic(ref), ref.id, ref._parent?.id] as const),
     results,
     mostChildren: most.children,
+    mostExecuting: most.executing,
   };
 }
 
@@ -81,6 +99,27 @@ describe("spawning a batch's calls", () => {
     expect(results.map((result) => result.toolCallId)).toEqual(calls(20_000).map((call) => call.id));
     expect(mostChildren).toBeLessThanOrEqual(1 + 1); // the loop's batch; the batch's one call
   }, 120_000);
+
+  it("caps a sliced batch of 2,000 calls across all its slices: at most 3 executing (concurrency 3), results in source order", async () => {
+    const { results, mostChildren, mostExecuting, spawned } = await actorsOfBatch(2_000, "parallel", { concurrency: 3 });
+    expect(results.map((result) => result.toolCallId)).toEqual(calls(2_000).map((call) => call.id));
+    expect(mostExecuting).toBe(3);
+    expect(mostChildren).toBeLessThanOrEqual(SLICE_SIZE);
+    // Slices of slices: the cap holds over the whole batch, not per slice.
+    expect(spawned.some(([kind, , parent]) => kind === "batch" && parent?.startsWith("slice-"))).toBe(true);
+  }, 120_000);
+
+  it("caps a sliced batch with maxParallelCalls the same way", async () => {
+    const { results, mostChildren, mostExecuting } = await actorsOfBatch(SLICE_SIZE * 3, "parallel", { maxParallelCalls: 5 });
+    expect(results.map((result) => result.toolCallId)).toEqual(calls(SLICE_SIZE * 3).map((call) => call.id));
+    expect(mostExecuting).toBe(5);
+    expect(mostChildren).toBeLessThanOrEqual(SLICE_SIZE);
+  });
+
+  it("runs an uncapped sliced batch's calls all at once (the cap is what holds them back)", async () => {
+    const { mostExecuting } = await actorsOfBatch(SLICE_SIZE * 3);
+    expect(mostExecuting).toBe(SLICE_SIZE * 3);
+  });
 
   it("runs the slices' calls each once, results in source order, through the public API", async () => {
     const runs: string[] = [];

@@ -151,12 +151,13 @@ describe("per-tool retry", () => {
     );
   });
 
-  it("refuses concurrency caps it does not apply yet (a tool's concurrency, config.maxParallelCalls) instead of running uncapped", () => {
-    const capped = { ...flakyTool(0, {}).tool, concurrency: 2 };
+  it("accepts concurrency caps that are integers >= 1 (a tool's concurrency, config.maxParallelCalls) and refuses other values", () => {
+    const tool = (concurrency: unknown) => ({ ...flakyTool(0, {}).tool, concurrency });
     const start = (tools: unknown[], config: object) => () =>
-      agentLoop([user("go")], { systemPrompt: "", messages: [], tools: tools as never }, baseConfig(config), undefined, mockStream([]));
-    expect(start([capped], {})).toThrow(/Tool "flaky": concurrency is not applied by this version/);
-    expect(start([], { maxParallelCalls: 4 })).toThrow(/config.maxParallelCalls is not applied by this version/);
+      agentLoop([user("go")], { systemPrompt: "", messages: [], tools: tools as never }, baseConfig(config), undefined, mockStream([{ text: "ok" }]));
+    expect(start([tool(2)], { maxParallelCalls: 4 })).not.toThrow();
+    expect(start([tool(0)], {})).toThrow(/Tool "flaky": concurrency must be an integer >= 1, got the number 0/);
+    expect(start([tool(1.5)], {})).toThrow(/Tool "flaky": concurrency must be an integer >= 1/);
     expect(start([], { maxParallelCalls: 0 })).toThrow(/config.maxParallelCalls must be an integer >= 1/);
   });
 
