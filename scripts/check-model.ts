@@ -14,7 +14,7 @@ tool-batch and tool-call machines it runs) under an abstract world: model replie
 1..n tool calls, length-truncated, error, malformed final events, repaired tool-call ids), tool
 outcomes, hooks, aborts, max turns, and "what is pending never settles" (then only the abort
 and its grace period happen, and the run must end). It
-checks invariants I1-I6 on every path, reports how many transitions of each machine some
+checks invariants I1-I8 on every path, reports how many transitions of each machine some
 path took, and exits 1 on a violation or when a transition is never taken.
 
 The exploration is bounded; the report's "frontier states" are the states that would start

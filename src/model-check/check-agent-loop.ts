@@ -59,7 +59,9 @@ export interface CheckAgentLoopOptions {
  * meets no follow-up poll) with sequential tools and no cap. (A hook alone takes
  * the paths that skip the others.) Three more, one turn each, let the world ask
  * for approval (`approvals`): parallel without and with `beforeToolCall` (the
- * handshake, in slices), and sequential.
+ * handshake, in slices), and sequential. Two capped ones (a tool's `concurrency`
+ * 1, with `maxParallelCalls` 2; and with approvals, in slices) make the batch
+ * queue prepared calls and release them as room frees up (I8).
  */
 export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAULT_MODEL_CHECK_MAX_CALLS): ModelCheckConfiguration[] {
   // A fan-out one call smaller than the largest batch: the largest runs in slices, smaller ones are parented by the batch.
@@ -130,6 +132,17 @@ export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAUL
       name: "approvals, a needsApproval function, tool timeout, parallel, maxTurns 1",
       input: { hooks: { needsApproval: true } as never, maxTurns: 1, toolPolicies: { calls: { [TOOL]: { timeoutMs: 10 } }, concurrency: {} } },
       approvals: true,
+    },
+    // Concurrency caps: the batch queues prepared calls and releases what fits (I8), by itself and in slices.
+    {
+      name: `concurrency 1 for ${TOOL}, maxParallelCalls 2, maxTurns 1`,
+      input: { maxTurns: 1, maxParallelCalls: 2, toolPolicies: { calls: {}, concurrency: { [TOOL]: 1 } } },
+    },
+    {
+      name: `approvals, concurrency 1 for ${TOOL}, batch fan-out ${fanOut}, maxTurns 1`,
+      input: { maxTurns: 1, toolPolicies: { calls: {}, concurrency: { [TOOL]: 1 } } },
+      approvals: true,
+      batchFanOut: fanOut,
     },
     {
       name: "tool timeout, afterToolCall, maxTurns 1",

@@ -17,6 +17,7 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
   I5: "a batch of calls terminates the run only when every one of its results says terminate",
   I6: "the exit reason matches what happened on the path",
   I7: "a run that ends at maxTurns (or its budget) with wrapUp made exactly one request without tools, its last",
+  I8: "no more calls of a tool execute at once than its concurrency (nor of a batch than maxParallelCalls)",
 };
 
 /** One violation with its path, one world event per line. */

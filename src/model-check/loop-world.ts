@@ -269,7 +269,13 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
   const hookOutcomes = { ...DEFAULT_HOOK_OUTCOMES, ...options.hookOutcomes };
   const abstractContext = options.abstractContext ?? defaultAbstractContext;
   const maxTurns = typeof input.maxTurns === "number" ? input.maxTurns : null;
-  const limits = { wrapUp: input.wrapUp !== undefined, budget: input.budget !== undefined };
+  const concurrency = (input.toolPolicies as { concurrency?: Record<string, number> } | undefined)?.concurrency;
+  const limits = {
+    wrapUp: input.wrapUp !== undefined,
+    budget: input.budget !== undefined,
+    ...(concurrency !== undefined && Object.keys(concurrency).length > 0 ? { concurrency } : {}),
+    ...(typeof input.maxParallelCalls === "number" ? { maxParallelCalls: input.maxParallelCalls } : {}),
+  };
   const parentId = recorders.call.parent?.id;
 
   /**
@@ -324,7 +330,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
     const sendToChild = (key: string, id: string, sent: SentEvent) => {
       const call = calls.find((candidate) => candidate.parent === key && candidate.id === id);
       if (call) {
-        violations.push(...observeSentToCall(monitor, id, sent.type));
+        violations.push(...observeSentToCall(monitor, id, sent.type, call.name));
         queue.push({ to: { call: id }, event: sent });
         return;
       }
@@ -346,7 +352,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
     };
     const startCall = (parent: string, id: string, callInput: CallInput) => {
       // A call spawned ready to go on from preparation to execution starts as one told to execute would.
-      if (callInput.proceeds) violations.push(...observeSentToCall(monitor, id, "call.execute"));
+      if (callInput.proceeds) violations.push(...observeSentToCall(monitor, id, "call.execute", callInput.toolCall.name));
       const callStarted = recorders.call.initial(machines.call, callInput);
       onTransitions(callStarted.transitions, "call");
       const started = { id, name: callInput.toolCall.name, index: callInput.index, parent, snapshot: callStarted.snapshot };
@@ -802,16 +808,27 @@ function abstractCall(context: unknown): unknown {
 
 /** A tool batch's context without the calls' payload: its progress and how each member settled. */
 function abstractBatch(context: unknown): unknown {
-  const { started, waiting, settled, aborted, allTerminate, slots, ordered } = context as {
+  const { started, waiting, queued, executing, settled, aborted, allTerminate, slots, ordered } = context as {
     started: number;
     waiting: number[];
+    queued?: number[];
+    executing?: number[];
     settled: number;
     aborted: boolean;
     allTerminate: boolean;
     slots: ({ isError?: boolean }[] | null)[];
     ordered: { length: number };
   };
-  return [started, waiting, settled, aborted, allTerminate, slots.map((slot) => (slot === null ? null : slot.map(resultKind))), ordered.length];
+  return [
+    started,
+    waiting,
+    settled,
+    aborted,
+    allTerminate,
+    slots.map((slot) => (slot === null ? null : slot.map(resultKind))),
+    ordered.length,
+    ...(queued !== undefined ? [queued, executing] : []),
+  ];
 }
 
 const resultKind = (result: { isError?: boolean } | null) => (result === null ? 0 : result.isError ? 1 : 2);

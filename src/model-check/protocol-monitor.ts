@@ -1,7 +1,7 @@
 /**
  * The invariant monitor: a small state machine that watches one path — the world
  * events sent to the loop, the events the loop emits and the events it sends to
- * its tool calls — and reports the first step that breaks I1, I2, I4, I5 or I6.
+ * its tool calls — and reports the first step that breaks I1, I2, I4, I5, I6, I7 or I8.
  * Its state is plain data and part of the explored state, so every path through
  * the abstract state space is monitored, not just one per state.
  */
@@ -57,12 +57,18 @@ export interface ProtocolMonitor {
   requestAfterWrapUp: boolean;
   /** A call was rejected as invalid on this path. */
   invalidCall: boolean;
+  /** Calls told to execute (or spawned to go straight on) whose `tool_execution_end` has not come, as [id, tool name]. */
+  executing: [string, string][];
 }
 
 /** What the monitor knows of the run's configuration. */
 export interface MonitoredLimits {
   wrapUp: boolean;
   budget: boolean;
+  /** Tools' `concurrency`, by tool name, when some tool has one. */
+  concurrency?: Record<string, number>;
+  /** `maxParallelCalls`, when set. */
+  maxParallelCalls?: number;
 }
 
 /** What a world event tells the monitor about the path. */
@@ -100,6 +106,7 @@ export function createMonitor(maxTurns: number | null, limits: MonitoredLimits =
     requestsWithoutTools: 0,
     requestAfterWrapUp: false,
     invalidCall: false,
+    executing: [],
   };
 }
 
@@ -181,6 +188,7 @@ export function observeEmitted(monitor: ProtocolMonitor, event: AgentEvent): Ste
       if (!monitor.execStarted.includes(event.toolCallId)) fail("I4", `tool_execution_end before tool_execution_start for ${event.toolCallId}`);
       if (monitor.execEnded.includes(event.toolCallId)) fail("I4", `tool_execution_end twice for ${event.toolCallId}`);
       monitor.execEnded = [...monitor.execEnded, event.toolCallId];
+      if (monitor.executing.some(([id]) => id === event.toolCallId)) monitor.executing = monitor.executing.filter(([id]) => id !== event.toolCallId);
       if (event.result?.terminate === true) monitor.terminates = [...monitor.terminates, event.toolCallId];
       break;
     case "turn_end":
@@ -229,6 +237,7 @@ function endTurn(monitor: ProtocolMonitor, resultIds: string[]): StepViolation[]
   monitor.execEnded = [];
   monitor.terminates = [];
   monitor.appended = [];
+  monitor.executing = [];
   return found;
 }
 
@@ -287,11 +296,30 @@ function checkWrapUp(monitor: ProtocolMonitor, reason: ExitReason): StepViolatio
   return found;
 }
 
-/** Checks an event the loop sends to a tool call; returns the violations. */
-export function observeSentToCall(monitor: ProtocolMonitor, callId: string, eventType: string): StepViolation[] {
+/**
+ * I8: a call that starts executing must fit its tool's `concurrency` and
+ * `maxParallelCalls`, counting every call told to execute whose
+ * `tool_execution_end` has not come (a released call awaiting approval holds its room).
+ */
+function checkConcurrency(monitor: ProtocolMonitor, callId: string, toolName: string): StepViolation[] {
+  const { concurrency, maxParallelCalls } = monitor.limits;
+  if (concurrency === undefined && maxParallelCalls === undefined) return [];
+  monitor.executing = [...monitor.executing, [callId, toolName]];
+  const found: StepViolation[] = [];
+  const cap = concurrency !== undefined && Object.hasOwn(concurrency, toolName) ? concurrency[toolName] : undefined;
+  const ofTool = monitor.executing.filter(([, name]) => name === toolName).length;
+  if (cap !== undefined && ofTool > cap) found.push({ invariant: "I8", message: `${ofTool} calls of ${toolName} execute at once; its concurrency is ${cap}` });
+  if (maxParallelCalls !== undefined && monitor.executing.length > maxParallelCalls) {
+    found.push({ invariant: "I8", message: `${monitor.executing.length} calls execute at once; maxParallelCalls is ${maxParallelCalls}` });
+  }
+  return found;
+}
+
+/** Checks an event the batch sends to a tool call of tool `toolName` (needed for I8 only); returns the violations. */
+export function observeSentToCall(monitor: ProtocolMonitor, callId: string, eventType: string, toolName = ""): StepViolation[] {
   // An approval lets a call run too (it executes once released).
   if (eventType !== "call.execute" && eventType !== "call.start" && eventType !== "call.approve" && eventType !== "call.preapprove") return [];
-  const found: StepViolation[] = [];
+  const found: StepViolation[] = eventType === "call.execute" || eventType === "call.start" ? checkConcurrency(monitor, callId, toolName) : [];
   if (monitor.aborted) found.push({ invariant: "I2", message: `${callId} starts executing after run.abort` });
   if (monitor.response?.stopReason === "length") {
     found.push({ invariant: "I2", message: `${callId} of a length-truncated response starts executing` });

@@ -12,12 +12,13 @@ import type { AgentLoopInput } from "../../machines/agent-loop.machine.js";
  * - `I4` the public event protocol is well formed;
  * - `I5` a batch terminates the run only when every one of its results terminates;
  * - `I6` the exit reason matches the path;
- * - `I7` a run that ends at `maxTurns` (or its budget) with `wrapUp` made exactly one request without tools, its last.
+ * - `I7` a run that ends at `maxTurns` (or its budget) with `wrapUp` made exactly one request without tools, its last;
+ * - `I8` no more calls of a tool execute at once than its `concurrency` (nor of a batch than `maxParallelCalls`).
  */
-export type InvariantId = "I1" | "I2" | "I3" | "I4" | "I5" | "I6" | "I7";
+export type InvariantId = "I1" | "I2" | "I3" | "I4" | "I5" | "I6" | "I7" | "I8";
 
 /** Every invariant, in order. */
-export const INVARIANTS: readonly InvariantId[] = ["I1", "I2", "I3", "I4", "I5", "I6", "I7"];
+export const INVARIANTS: readonly InvariantId[] = ["I1", "I2", "I3", "I4", "I5", "I6", "I7", "I8"];
 
 /** One broken invariant with the shortest path of world events that breaks it. */
 export interface ModelCheckViolation {

@@ -7,6 +7,7 @@ import {
   dropsBlockedResult,
   executesLengthTruncatedCalls,
   ignoresAbortWhileExecuting,
+  releasesAllQueuedCalls,
   runsCallsOfAFailedResponse,
 } from "./seeded-faults.js";
 
@@ -64,5 +65,26 @@ describe("the model checker catches seeded faults", () => {
   it("reports I1 when the tool call kept from an invalid done event is run", () => {
     const violation = found(checkAgentLoop(runsCallsOfAFailedResponse, small), "I1", /turn ends with results \[call-1\.1\] for calls \[\]/);
     expect(violation.path).toContain("model.done(invalid done event)");
+  });
+
+  it("reports I8 when a capped batch releases every queued call at once, by itself and in slices", () => {
+    const capped = (fanOut?: number) => ({
+      turns: 1,
+      maxCalls: 3,
+      configurations: [
+        {
+          name: `concurrency 1, maxParallelCalls 2${fanOut ? `, fan-out ${fanOut}` : ""}`,
+          input: { toolPolicies: { calls: {}, concurrency: { tool: 1 } }, maxParallelCalls: 2 } as never,
+          ...(fanOut ? { batchFanOut: fanOut } : {}),
+        },
+      ],
+    });
+    const violation = found(checkAgentLoop(releasesAllQueuedCalls, capped()), "I8", /2 calls of tool execute at once; its concurrency is 1/);
+    expect(violation.path).toEqual(["model.done(2 calls)"]);
+    found(checkAgentLoop(releasesAllQueuedCalls, capped()), "I8", /3 calls execute at once; maxParallelCalls is 2/);
+    found(checkAgentLoop(releasesAllQueuedCalls, capped(2)), "I8", /calls of tool execute at once; its concurrency is 1/);
+    // The shipped batch keeps the caps on the same paths.
+    expect(checkAgentLoop(agentLoopMachine, capped()).violations).toEqual([]);
+    expect(checkAgentLoop(agentLoopMachine, capped(2)).violations).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@
 import { assign, enqueueActions } from "xstate";
 import { agentLoopMachine, type AgentLoopContext } from "../../machines/agent-loop.machine.js";
 import { toolCallsOf } from "../../machines/loop-context.js";
-import { linkSlices, toolBatchMachine, type ToolBatchContext } from "../../machines/tool-batch.machine.js";
+import { linkSlices, sliceId, toolBatchMachine, type ToolBatchContext } from "../../machines/tool-batch.machine.js";
 import type { ToolResultMessage } from "../../src/types.js";
 
 type FaultyMachine = typeof agentLoopMachine;
@@ -109,3 +109,28 @@ export const runsCallsOfAFailedResponse: FaultyMachine = agentLoopMachine.provid
       response.stopReason === "aborted" || (response.stopReason === "error" && !response.content.some((block) => block.type === "toolCall")),
   } as never,
 });
+
+/**
+ * Releases every queued call of a capped batch at once, ignoring the caps (a
+ * tool's `concurrency`, `maxParallelCalls`): the calls still prepare one at a
+ * time and wait, but nothing holds them back once they are all prepared.
+ */
+export const releasesAllQueuedCalls: FaultyMachine = withBatch(
+  toolBatchMachine.provide({
+    actions: {
+      releaseQueued: enqueueActions(({ context, enqueue }: { context: ToolBatchContext; enqueue: unknown }) => {
+        const queued = context.queued ?? [];
+        if (context.slice || queued.length === 0) return;
+        const queue = enqueue as unknown as { sendTo: (to: string, event: unknown) => void; assign: (value: unknown) => void };
+        for (const index of queued) {
+          const member = context.sliceSize === 0 ? index - context.offset : Math.floor((index - context.offset) / context.sliceSize);
+          if (context.slots[member] !== null) continue;
+          const execute = context.aborted ? { type: "call.cancel", reason: "Operation aborted" } : { type: "call.execute" };
+          if (context.sliceSize === 0) queue.sendTo(context.actorIds[member] as string, execute);
+          else queue.sendTo(sliceId(member), { type: context.aborted ? "slice.cancel" : "slice.execute", index });
+        }
+        queue.assign({ queued: [], executing: [...(context.executing ?? []), ...queued] });
+      }) as never,
+    },
+  }),
+);

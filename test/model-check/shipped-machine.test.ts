@@ -14,6 +14,8 @@ describe("checkAgentLoop on the shipped machines", () => {
         { name: "call hooks", input: { maxTurns: 1, hooks: { beforeToolCall: true, afterToolCall: true } as never }, batchFanOut: 2 },
         // A slice whose waiting call is rejected while it awaits its go.
         { name: "approvals and beforeToolCall", input: { maxTurns: 1, hooks: { beforeToolCall: true } as never }, batchFanOut: 2, approvals: true },
+        // A capped batch in slices: calls queue prepared and are released one at a time (I8).
+        { name: "approvals, concurrency 1", input: { maxTurns: 1, toolPolicies: { calls: {}, concurrency: { tool: 1 } } }, batchFanOut: 2, approvals: true },
       ],
     });
     expect(report.violations.map(formatViolation)).toEqual([]);
