@@ -697,12 +697,14 @@ const toolBatchDefinition = setup({
 /**
  * `machine` (the tool-batch machine, possibly with other actors provided) with
  * its slices pointed at itself, so a large batch is sliced by the same machine.
- * Use it after every `provide`.
+ * `as` may wrap the linked machine (the run's event listening); the slices run
+ * the wrapped logic too, and it is what is returned. Use it after every `provide`.
  */
-export function linkSlices<T extends AnyStateMachine>(machine: T): T {
+export function linkSlices<T extends AnyStateMachine>(machine: T, as: (linked: T) => T = (linked) => linked): T {
   const linked = machine.provide({}) as T;
-  (linked.implementations.actors as Record<string, unknown>).toolBatch = linked;
-  return linked;
+  const logic = as(linked);
+  (linked.implementations.actors as Record<string, unknown>).toolBatch = logic;
+  return logic;
 }
 
 /** The tool-batch machine (inert call actors; `src/` provides the real ones, then {@link linkSlices}). */

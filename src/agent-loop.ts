@@ -3,7 +3,7 @@
  * `runAgentLoopContinue` (same parameters and semantics as pi-agent-core 0.73),
  * and `createAgentLoopActor` for users who want the XState actor itself.
  */
-import { createActor, type Actor, type AnyActorRef, type InspectionEvent, type Observer, type Snapshot } from "xstate";
+import { createActor, type Actor, type AnyActorLogic, type AnyActorScope, type InspectionEvent, type Observer, type Snapshot } from "xstate";
 import { agentLoopMachine, type AgentLoopOutput } from "../machines/agent-loop.machine.js";
 import { transcriptMessages } from "../machines/transcript.js";
 import { createRequestModelActor } from "./actors/request-model.js";
@@ -69,44 +69,72 @@ export interface CreateAgentLoopActorOptions {
 }
 
 /**
+ * `logic` whose every actor, as it is created or restored, hands the events it
+ * emits to `listener`. This is how a run's events from every actor (the loop,
+ * each batch and slice, each call, the model request, each tool) reach
+ * `onEvent` without an XState inspector, which would build and deliver an
+ * inspection event for every action, microstep and snapshot of the run.
+ */
+function heardBy<T extends AnyActorLogic>(logic: T, listener: ((event: AgentEvent) => void) | undefined): T {
+  if (!listener) return logic;
+  const listen = (scope: AnyActorScope) => {
+    scope.self.on("*", listener as (emitted: unknown) => void);
+  };
+  const heard = Object.create(logic) as T & { getInitialSnapshot: AnyActorLogic["getInitialSnapshot"]; restoreSnapshot?: AnyActorLogic["restoreSnapshot"] };
+  heard.getInitialSnapshot = (scope, input) => {
+    listen(scope);
+    return logic.getInitialSnapshot.call(heard, scope, input) as never;
+  };
+  const restore = logic.restoreSnapshot;
+  if (restore) {
+    heard.restoreSnapshot = (snapshot, scope) => {
+      listen(scope);
+      return restore.call(heard, snapshot, scope) as never;
+    };
+  }
+  return heard;
+}
+
+/**
  * `machine` (default: the shipped loop) with a run's real actors provided: the
  * model request, the turn hooks, and — inside the tool batch the machine
- * provides (and its slices) — the tool-call machine with its real actors.
+ * provides (and its slices) — the tool-call machine with its real actors. With
+ * `onEvent`, every actor that emits run events hands them to it ({@link heardBy}).
  */
-export function provideRunActors(services: RunServices, machine: typeof agentLoopMachine = agentLoopMachine): typeof agentLoopMachine {
+export function provideRunActors(
+  services: RunServices,
+  machine: typeof agentLoopMachine = agentLoopMachine,
+  onEvent?: (event: AgentEvent) => void,
+): typeof agentLoopMachine {
   const actors = machine.implementations.actors as { toolBatch?: typeof toolBatchMachine };
   const batch = actors.toolBatch ?? toolBatchMachine;
   const calls = (batch.implementations.actors as { toolCall?: typeof toolCallMachine }).toolCall ?? toolCallMachine;
-  const toolCall = calls.provide({
-    actors: {
-      prepareCall: createPrepareCallActor(services),
-      executeTool: createExecuteToolActor(services),
-      afterToolCall: createAfterToolCallActor(services),
-    },
-    actions: { prepareArguments: createPrepareArgumentsAction(services) as never },
-  });
+  const toolCall = heardBy(
+    calls.provide({
+      actors: {
+        prepareCall: createPrepareCallActor(services),
+        executeTool: heardBy(createExecuteToolActor(services), onEvent),
+        afterToolCall: createAfterToolCallActor(services),
+      },
+      actions: { prepareArguments: createPrepareArgumentsAction(services) as never },
+    }),
+    onEvent,
+  );
+  const toolBatch = linkSlices(batch.provide({ actors: { toolCall } }), (linked) => heardBy(linked, onEvent));
   return machine.provide({
     actors: {
-      requestModel: createRequestModelActor(services),
+      requestModel: heardBy(createRequestModelActor(services), onEvent),
       ...createTurnHookActors(services),
       invalidCallHint: createInvalidCallHintActor(services),
-      toolBatch: linkSlices(batch.provide({ actors: { toolCall } })),
+      toolBatch,
     },
   });
 }
 
-/** An inspector that also hands every actor's emitted events to `onEvent`, then passes each inspection event on, made readable. */
-function listeningInspector(
-  onEvent: ((event: AgentEvent) => void) | undefined,
-  inspect: CreateAgentLoopActorOptions["inspect"],
-): ((event: InspectionEvent) => void) | undefined {
-  if (!onEvent && !inspect) return undefined;
-  const observer = typeof inspect === "function" ? inspect : inspect ? (event: InspectionEvent) => inspect.next?.(event) : undefined;
-  const next = observer ? readableInspector(observer) : undefined;
-  return (event) => {
-    if (onEvent && event.type === "@xstate.actor") (event.actorRef as AnyActorRef).on("*", onEvent as (emitted: unknown) => void);
-    next?.(event);
-  };
+/** An inspector that passes each inspection event on, made readable. */
+function readableObserver(inspect: CreateAgentLoopActorOptions["inspect"]): ((event: InspectionEvent) => void) | undefined {
+  if (!inspect) return undefined;
+  return readableInspector(typeof inspect === "function" ? inspect : (event: InspectionEvent) => inspect.next?.(event));
 }
 
 /**
@@ -128,8 +156,8 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
   assertLoopInput(context, config);
   const streamFn = requireStreamFn(options.streamFn);
   const services = createRunServices({ config, streamFn, signal, tools: context.tools });
-  const machine = provideRunActors(services);
-  const inspect = listeningInspector(options.onEvent, options.inspect);
+  const machine = provideRunActors(services, agentLoopMachine, options.onEvent);
+  const inspect = readableObserver(options.inspect);
   const actor = createActor(machine, {
     systemId: LOOP_SYSTEM_ID,
     input: {
@@ -161,6 +189,7 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
     ...(options.snapshot ? { snapshot: options.snapshot as never } : {}),
     ...(inspect ? { inspect } : {}),
   });
+  if (options.onEvent) actor.on("*", options.onEvent as (emitted: unknown) => void);
   if (signal) {
     const onAbort = () => actor.send({ type: "run.abort" });
     if (signal.aborted) queueMicrotask(onAbort);
