@@ -6,6 +6,8 @@
  *                └─▶ parallel: ─┬─ needsHandshake ─▶ preparing: next ⇄ waiting ─▶ prepared ─┐
  *                               └─ (start every call at once) ───────────────────▶ running ◀┘ ─▶ done
  *   prepared ─ (a slice) ─▶ awaitingGo ─ call.execute / call.cancel ─▶ running
+ *   parallel ─ isCapped ─▶ capped: preparing: next ⇄ waiting ─▶ prepared ─┬─ (a slice) ─▶ relaying ─▶ done
+ *                                                                       └─▶ running ⟲ (release what fits) ─▶ done
  *
  * - **sequential**: one call at a time, in source order. The call is spawned when
  *   its turn comes, reports `tool.prepared`, is told `call.execute` (or
@@ -18,6 +20,19 @@
  *   `beforeToolCall` (or after an abort) the calls prepare one at a time and all
  *   prepared calls are released together. The result messages are emitted when
  *   the last call settled, in source order.
+ *
+ * **Capped** (`caps`: a tool's `concurrency`, `maxParallelCalls`; the loop sets
+ * them only when one binds): the calls prepare one at a time in source order and
+ * wait prepared — queued — in their `prepared` state. The batch of the response
+ * owns the caps, the queue and the released calls of the whole batch (source
+ * indexes): once every call is prepared it releases, in source order, what fits
+ * ({@link releasable}), and again as each call settles; after an abort the queued
+ * calls are cancelled and never start. Its slices (which get the caps too) only
+ * relay: each call's `tool.prepared` / `tool.settled` goes up as
+ * `slice.callPrepared` / `slice.callSettled` (passed on by the slices above),
+ * and `slice.execute` / `slice.cancel` for one index comes down to the member
+ * holding it. A released call awaiting approval holds its room. An uncapped
+ * batch never enters `capped` and has no caps, queue or released list in its context.
  *
  * **Bounded fan-out.** XState copies a parent's `children` on every spawn and
  * stop, so one machine parenting n calls costs O(n²) to spawn and tear down

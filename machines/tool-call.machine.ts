@@ -313,7 +313,7 @@ export const toolCallMachine = setup({
         "call.cancel": { target: "done", actions: cancelled },
       },
     },
-    // Prepared, waiting for the batch's go (`call.execute`).
+    // Prepared, waiting for the batch's go (`call.execute`); in a capped batch, queued until it fits.
     prepared: {
       entry: "reportPrepared",
       on: {
