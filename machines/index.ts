@@ -30,6 +30,7 @@ export {
 } from "./tool-call.machine.js";
 export type {
   AgentLoopEvent,
+  BatchToSliceEvent,
   BatchToToolCallEvent,
   ModelStreamEvent,
   NextTurnUpdate,
@@ -37,6 +38,7 @@ export type {
   RequestModelInput,
   RunControlEvent,
   SettledToolCall,
+  SliceToBatchEvent,
   ToolCallInput,
   ToolCallToBatchEvent,
   TurnDecision,

@@ -47,6 +47,9 @@ export {
   DEFAULT_INVALID_CALL_LIMIT,
   DEFAULT_WRAP_UP_PROMPT,
   WRAP_UP_REFUSAL_MESSAGE,
+  capsFor,
+  releasable,
+  type CallCaps,
   type ToolCallPolicy,
   type ToolPolicies,
 } from "../machines/loop-policies.js";

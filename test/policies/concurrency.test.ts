@@ -6,11 +6,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { Type } from "typebox";
-import type { AnyActorRef } from "xstate";
+import { createActor, type AnyActorRef } from "xstate";
 import { agentLoop, createAgentLoopActor } from "../../src/index.js";
 import { capsFor, releasable } from "../../machines/loop-policies.js";
+import { agentLoopMachine } from "../../machines/agent-loop.machine.js";
 import type { AgentEvent, AgentMessage, AgentTool, ToolCall, ToolResultMessage } from "../../src/types.js";
-import { baseConfig, collect, mockStream, user } from "../helpers/mock-stream.js";
+import { assistant, baseConfig, collect, mockStream, testModel, user } from "../helpers/mock-stream.js";
 import { echoTool } from "../helpers/tools.js";
 
 const results = (messages: unknown[]) => messages.filter((message): message is ToolResultMessage => (message as { role?: string }).role === "toolResult");
@@ -183,6 +184,41 @@ describe("per-tool concurrency and maxParallelCalls", () => {
       ["d1", "deployed d1"],
       ["d2", "deployed d2"],
     ]);
+  });
+});
+
+describe("a batch the caps do not bind", () => {
+  /** The loop's batch right after a response with `count` calls of tool `t`, under the given caps. */
+  function batchAfter(count: number, input: { concurrency?: number; maxParallelCalls?: number }) {
+    const actor = createActor(agentLoopMachine, {
+      input: {
+        systemPrompt: "",
+        messages: [],
+        prompts: [],
+        model: testModel,
+        ...(input.concurrency !== undefined ? { toolPolicies: { calls: {}, concurrency: { t: input.concurrency } } } : {}),
+        ...(input.maxParallelCalls !== undefined ? { maxParallelCalls: input.maxParallelCalls } : {}),
+      },
+    });
+    actor.start();
+    const calls: ToolCall[] = Array.from({ length: count }, (_, index) => ({ type: "toolCall", id: `c${index}`, name: "t", arguments: {} }));
+    actor.send({ type: "model.done", message: assistant({ calls }), started: false });
+    const batch = actor.getSnapshot().children.toolBatch as AnyActorRef;
+    const snapshot = batch.getSnapshot() as { value: unknown; context: Record<string, unknown> };
+    actor.stop();
+    return snapshot;
+  }
+
+  it("runs exactly as an uncapped one: no handshake, no caps or queue in its context", () => {
+    const plain = batchAfter(3, {});
+    for (const unbound of [batchAfter(3, { concurrency: 3 }), batchAfter(3, { maxParallelCalls: 3 }), batchAfter(1, { concurrency: 1, maxParallelCalls: 1 })]) {
+      expect(unbound.value).toEqual({ parallel: "running" });
+      expect(Object.keys(unbound.context).sort()).toEqual(Object.keys(plain.context).sort());
+      expect(unbound.context.handshake).toBe(false);
+    }
+    const bound = batchAfter(3, { concurrency: 2 });
+    expect(bound.context).toMatchObject({ caps: { perTool: { t: 2 } }, handshake: true });
+    expect(bound.value).toEqual({ parallel: { capped: "running" } });
   });
 });
 
