@@ -160,33 +160,42 @@ export function capsFor(calls: readonly ToolCall[], concurrency: Readonly<Record
  * Which of the `waiting` calls may start now under `caps`, given the names of
  * the calls `running`: in the order given (source order), each that still fits
  * its tool's cap and the total. `nameOf` names the tool of a waiting call. The
- * others keep waiting, in order.
+ * others keep waiting, in order (`keep` may be `waiting` itself when nothing is
+ * released). `lastUncapped` (default: unknown) is the
+ * largest waiting index whose tool has no cap of its own: past it, once no
+ * capped tool has room, nothing more can fit, so the scan stops there (a
+ * settle then costs what it releases, not the length of the queue).
  */
 export function releasable(
   caps: CallCaps,
   running: readonly string[],
   waiting: readonly number[],
   nameOf: (index: number) => string,
+  lastUncapped = Infinity,
 ): { release: number[]; keep: number[] } {
   const byTool: Record<string, number> = {};
   for (const name of running) byTool[name] = (byTool[name] ?? 0) + 1;
-  let total = running.length;
+  let totalRoom = caps.total === undefined ? Infinity : caps.total - running.length;
+  let cappedRoom = 0;
+  for (const [name, cap] of Object.entries(caps.perTool)) cappedRoom += Math.max(0, cap - (byTool[name] ?? 0));
   const release: number[] = [];
-  const keep: number[] = [];
-  for (const [position, index] of waiting.entries()) {
-    if (caps.total !== undefined && total >= caps.total) {
-      keep.push(...waiting.slice(position));
-      break;
-    }
+  const kept: number[] = [];
+  let position = 0;
+  for (; position < waiting.length; position += 1) {
+    const index = waiting[position] as number;
+    if (totalRoom <= 0 || (cappedRoom <= 0 && index > lastUncapped)) break;
     const name = nameOf(index);
-    const cap = Object.hasOwn(caps.perTool, name) ? (caps.perTool[name] as number) : Infinity;
-    if ((byTool[name] ?? 0) >= cap) {
-      keep.push(index);
+    const capped = Object.hasOwn(caps.perTool, name);
+    if (capped && (byTool[name] ?? 0) >= (caps.perTool[name] as number)) {
+      kept.push(index);
       continue;
     }
     release.push(index);
     byTool[name] = (byTool[name] ?? 0) + 1;
-    total += 1;
+    totalRoom -= 1;
+    if (capped) cappedRoom -= 1;
   }
-  return { release, keep };
+  if (release.length === 0) return { release, keep: waiting as number[] };
+  if (position >= waiting.length) return { release, keep: kept };
+  return { release, keep: kept.length === 0 ? waiting.slice(position) : kept.concat(waiting.slice(position)) };
 }

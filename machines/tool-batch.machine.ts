@@ -196,6 +196,8 @@ export interface ToolBatchContext {
   queued?: number[];
   /** A capped batch of a response: source indexes of released calls that have not settled. */
   executing?: number[];
+  /** A capped batch of a response: the largest source index of a call whose tool has no cap of its own (-1: none). */
+  lastUncapped?: number;
 }
 
 /** Events a batch accepts: its calls' (and slices') reports, its parent's go, and the run's abort. */
@@ -264,6 +266,12 @@ function memberSpawn(context: ToolBatchContext, member: number): { src: "toolCal
     ...(context.caps ? { caps: context.caps } : {}),
   };
   return { src: "toolBatch", id: sliceId(member), input };
+}
+
+/** The largest source index of a call among `calls` (from `offset`) whose tool has no cap of its own; -1 when none. */
+function lastUncappedOf(calls: readonly ToolCall[], caps: CallCaps, offset: number): number {
+  for (let index = calls.length - 1; index >= 0; index -= 1) if (!Object.hasOwn(caps.perTool, (calls[index] as ToolCall).name)) return offset + index;
+  return -1;
 }
 
 /** The tool name of the call with source index `index`. */
@@ -461,7 +469,7 @@ const toolBatchDefinition = setup({
       }
       const executing = context.executing ?? [];
       const nameOf = (index: number) => toolNameAt(context, index);
-      const { release, keep } = releasable(context.caps, executing.map(nameOf), queued, nameOf);
+      const { release, keep } = releasable(context.caps, executing.map(nameOf), queued, nameOf, context.lastUncapped);
       if (release.length === 0) return;
       for (const index of release) {
         const target = towardsCall(context, index, true);
@@ -531,7 +539,7 @@ const toolBatchDefinition = setup({
       settled: 0,
       allTerminate: true,
       rejected: [],
-      ...(caps ? { caps, queued: [], executing: [] } : {}),
+      ...(caps ? { caps, queued: [], executing: [], ...(input.slice === true ? {} : { lastUncapped: lastUncappedOf(input.calls, caps, offset) }) } : {}),
     };
   },
   on: {

@@ -240,4 +240,21 @@ describe("capsFor and releasable", () => {
     expect(releasable({ perTool: { a: 2 }, total: 3 }, [], [0, 1, 2, 3, 4], nameOf)).toEqual({ release: [0, 1, 2], keep: [3, 4] });
     expect(releasable({ perTool: {}, total: 2 }, ["b", "a"], [3, 4], nameOf)).toEqual({ release: [], keep: [3, 4] });
   });
+
+  it("releases the same with the largest uncapped index given (it only lets the scan stop early)", () => {
+    let seed = 7;
+    const random = (below: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % below;
+    };
+    for (let trial = 0; trial < 500; trial += 1) {
+      const names = Array.from({ length: 12 }, () => ["a", "b", "u"][random(3)] as string);
+      const nameOf = (index: number) => names[index] as string;
+      const caps = { perTool: { a: 1 + random(2), ...(random(2) === 0 ? { b: 1 } : {}) }, ...(random(2) === 0 ? { total: 1 + random(4) } : {}) };
+      const waiting = names.map((_, index) => index).filter(() => random(3) > 0);
+      const running = ["a", "b", "u"].filter(() => random(2) === 0);
+      const lastUncapped = Math.max(-1, ...waiting.filter((index) => !Object.hasOwn(caps.perTool, nameOf(index))));
+      expect(releasable(caps, running, waiting, nameOf, lastUncapped)).toEqual(releasable(caps, running, waiting, nameOf));
+    }
+  });
 });
