@@ -74,7 +74,13 @@ export interface CallHookScope {
  * source index of its first call) and settles by finishing, with its results as output.
  */
 export type ToolCallToBatchEvent =
-  | { type: "tool.prepared"; toolCallId: string; index: number }
+  | {
+      type: "tool.prepared";
+      toolCallId: string;
+      index: number;
+      /** A slice of a capped batch: the source indexes of its calls that wait prepared (queued), ascending. */
+      queued?: number[];
+    }
   | {
       type: "tool.settled";
       toolCallId: string;
@@ -88,11 +94,10 @@ export type ToolCallToBatchEvent =
 
 /**
  * What a slice of a capped batch tells its parent batch (passed up to the batch
- * of the response, which owns the caps): a call of the slice (or of a slice
- * under it) with source index `index` is prepared and waits for room
- * (`slice.callPrepared`), or settled (`slice.callSettled`).
+ * of the response, which owns the caps) once it reported its calls queued (its
+ * `tool.prepared` carries them): the call with source index `index` settled.
  */
-export type SliceToBatchEvent = { type: "slice.callPrepared"; index: number } | { type: "slice.callSettled"; index: number };
+export type SliceToBatchEvent = { type: "slice.callSettled"; index: number };
 
 /**
  * What a capped batch tells the slice that holds the call with source index

@@ -157,30 +157,52 @@ export function capsFor(calls: readonly ToolCall[], concurrency: Readonly<Record
 }
 
 /**
- * Which of the `waiting` calls may start now under `caps`, given the names of
- * the calls `running`: in the order given (source order), each that still fits
- * its tool's cap and the total. `nameOf` names the tool of a waiting call. The
- * others keep waiting, in order (`keep` may be `waiting` itself when nothing is
- * released). `lastUncapped` (default: unknown) is the
- * largest waiting index whose tool has no cap of its own: past it, once no
- * capped tool has room, nothing more can fit, so the scan stops there (a
- * settle then costs what it releases, not the length of the queue).
+ * Which of the `waiting` calls may start now under `caps`, given how many calls
+ * of each tool are `running`: in the order given (source order), each that still
+ * fits its tool's cap and the total. `nameOf` names the tool of a waiting call.
+ * The others keep waiting, in order (`keep` may be `waiting` itself when nothing
+ * is released). `lastUncapped` (default: unknown) is the largest waiting index
+ * whose tool has no cap of its own: past it, once no capped tool has room,
+ * nothing more can fit, so the scan stops there.
  */
 export function releasable(
   caps: CallCaps,
-  running: readonly string[],
+  running: Readonly<Record<string, number>>,
   waiting: readonly number[],
   nameOf: (index: number) => string,
   lastUncapped = Infinity,
 ): { release: number[]; keep: number[] } {
-  const byTool: Record<string, number> = {};
-  for (const name of running) byTool[name] = (byTool[name] ?? 0) + 1;
-  let totalRoom = caps.total === undefined ? Infinity : caps.total - running.length;
+  const { release, kept, end } = scanReleasable(caps, running, waiting, 0, nameOf, lastUncapped);
+  if (release.length === 0) return { release, keep: waiting as number[] };
+  if (end >= waiting.length) return { release, keep: kept };
+  return { release, keep: kept.length === 0 ? waiting.slice(end) : kept.concat(waiting.slice(end)) };
+}
+
+/**
+ * {@link releasable} over `waiting` from position `from`, without building the
+ * new queue: what it releases, the waiting calls it passed over (`kept`), and
+ * the position it stopped at (`end`; the calls from there on were not looked at
+ * and keep waiting). A settle then costs what it releases, not the queue's length.
+ */
+export function scanReleasable(
+  caps: CallCaps,
+  running: Readonly<Record<string, number>>,
+  waiting: readonly number[],
+  from: number,
+  nameOf: (index: number) => string,
+  lastUncapped = Infinity,
+): { release: number[]; kept: number[]; end: number } {
+  const byTool: Record<string, number> = { ...running };
+  let totalRoom = Infinity;
+  if (caps.total !== undefined) {
+    totalRoom = caps.total;
+    for (const count of Object.values(running)) totalRoom -= count;
+  }
   let cappedRoom = 0;
   for (const [name, cap] of Object.entries(caps.perTool)) cappedRoom += Math.max(0, cap - (byTool[name] ?? 0));
   const release: number[] = [];
   const kept: number[] = [];
-  let position = 0;
+  let position = from;
   for (; position < waiting.length; position += 1) {
     const index = waiting[position] as number;
     if (totalRoom <= 0 || (cappedRoom <= 0 && index > lastUncapped)) break;
@@ -195,7 +217,5 @@ export function releasable(
     totalRoom -= 1;
     if (capped) cappedRoom -= 1;
   }
-  if (release.length === 0) return { release, keep: waiting as number[] };
-  if (position >= waiting.length) return { release, keep: kept };
-  return { release, keep: kept.length === 0 ? waiting.slice(position) : kept.concat(waiting.slice(position)) };
+  return { release, kept, end: position };
 }

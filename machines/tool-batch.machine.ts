@@ -24,14 +24,14 @@
  * **Capped** (`caps`: a tool's `concurrency`, `maxParallelCalls`; the loop sets
  * them only when one binds): the calls prepare one at a time in source order and
  * wait prepared — queued — in their `prepared` state. The batch of the response
- * owns the caps, the queue and the released calls of the whole batch (source
- * indexes): once every call is prepared it releases, in source order, what fits
- * ({@link releasable}), and again as each call settles; after an abort the queued
- * calls are cancelled and never start. Its slices (which get the caps too) only
- * relay: each call's `tool.prepared` / `tool.settled` goes up as
- * `slice.callPrepared` / `slice.callSettled` (passed on by the slices above),
- * and `slice.execute` / `slice.cancel` for one index comes down to the member
- * holding it. A released call awaiting approval holds its room. An uncapped
+ * owns the caps, the queue (source indexes) and the count of released calls by
+ * tool, for the whole batch: once every call is prepared it releases, in source
+ * order, what fits ({@link releasable}), and again as each call settles; after an
+ * abort the queued calls are cancelled and never start. Its slices (which get
+ * the caps too) only relay: a slice queues its own calls as they prepare and
+ * hands the list up with its `tool.prepared`; after that each call's settle goes
+ * up as `slice.callSettled` (passed on by the slices above), and `slice.execute` /
+ * `slice.cancel` for one index comes down to the member holding it. A released call awaiting approval holds its room. An uncapped
  * batch never enters `capped` and has no caps, queue or released list in its context.
  *
  * **Bounded fan-out.** XState copies a parent's `children` on every spawn and
@@ -65,7 +65,7 @@ import {
 } from "./events.js";
 import { ABORTED_MESSAGE, toolCallMachine } from "./tool-call.machine.js";
 import { appendMessages, transcriptMessages, type Transcript } from "./transcript.js";
-import { releasable, type CallCaps, type ToolCallPolicy } from "./loop-policies.js";
+import { scanReleasable, type CallCaps, type ToolCallPolicy } from "./loop-policies.js";
 
 /** The most children (calls or slices) any batch machine parents. */
 export const SLICE_SIZE = 32;
@@ -192,10 +192,15 @@ export interface ToolBatchContext {
   rejected: number[];
   /** A capped batch (and its slices): the caps. Absent on every uncapped batch. */
   caps?: CallCaps;
-  /** A capped batch of a response: source indexes of prepared calls waiting for room, ascending. */
+  /**
+   * A capped batch: source indexes of prepared calls waiting for room, ascending,
+   * from `queueHead` on (a slice's, until it reports them).
+   */
   queued?: number[];
-  /** A capped batch of a response: source indexes of released calls that have not settled. */
-  executing?: number[];
+  /** A capped batch of a response: how many entries at the start of `queued` were released (so a release in order copies nothing). */
+  queueHead?: number;
+  /** A capped batch of a response: released calls that have not settled, counted by tool name. */
+  executing?: Record<string, number>;
   /** A capped batch of a response: the largest source index of a call whose tool has no cap of its own (-1: none). */
   lastUncapped?: number;
 }
@@ -271,6 +276,20 @@ function memberSpawn(context: ToolBatchContext, member: number): { src: "toolCal
 /** The largest source index of a call among `calls` (from `offset`) whose tool has no cap of its own; -1 when none. */
 function lastUncappedOf(calls: readonly ToolCall[], caps: CallCaps, offset: number): number {
   for (let index = calls.length - 1; index >= 0; index -= 1) if (!Object.hasOwn(caps.perTool, (calls[index] as ToolCall).name)) return offset + index;
+  return -1;
+}
+
+/** Where `value` is in the ascending `sorted`, from position `from` on (binary search); -1 when it is not. */
+function sortedPosition(sorted: readonly number[], value: number, from = 0): number {
+  let low = from;
+  let high = sorted.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const found = sorted[middle] as number;
+    if (found === value) return middle;
+    if (found < value) low = middle + 1;
+    else high = middle - 1;
+  }
   return -1;
 }
 
@@ -361,8 +380,6 @@ const toolBatchDefinition = setup({
   guards: {
     isSequential: ({ context }) => context.mode === "sequential",
     isCapped: ({ context }) => context.caps !== undefined,
-    /** This batch parents slices (so a `tool.prepared` is a slice's, whose calls were queued one by one). */
-    parentsSlices: ({ context }) => context.sliceSize !== 0,
     needsHandshake: ({ context }) => context.handshake,
     isSlice: ({ context }) => context.slice,
     allStarted: ({ context }) => context.started >= context.members,
@@ -432,50 +449,74 @@ const toolBatchDefinition = setup({
       enqueue.sendParent({ type: "tool.prepared", toolCallId: context.calls[0]?.id ?? "", index: context.offset } satisfies ToolCallToBatchEvent);
     }),
     /**
-     * Capped: the call with source index `index` is prepared. The batch of the
-     * response queues it (calls prepare in source order, so the queue stays
-     * ascending); a slice passes it up.
+     * Capped: a member is prepared. A call's index joins the queue; a slice's
+     * report brings its queued calls (calls prepare in source order, so the queue
+     * stays ascending).
      */
-    queueCall: enqueueActions(({ context, enqueue }, params: { index: number }) => {
-      if (context.slice) enqueue.sendParent({ type: "slice.callPrepared", index: params.index } satisfies SliceToBatchEvent);
-      else enqueue.assign({ queued: [...(context.queued ?? []), params.index] });
+    queuePrepared: assign(({ context }, params: Extract<ToolCallToBatchEvent, { type: "tool.prepared" }>) => {
+      const queued = context.queued ?? [];
+      if (context.sliceSize === 0) return { queued: [...queued, params.index] };
+      return params.queued === undefined || params.queued.length === 0 ? {} : { queued: queued.concat(params.queued) };
     }),
-    /** Capped: the call with source index `index` settled; the batch of the response frees its room (or forgets it queued), a slice passes it up. */
+    /** A slice of a capped batch whose calls are prepared: hands its queue to its parent (which releases them from now on). */
+    reportQueued: enqueueActions(({ context, enqueue }) => {
+      enqueue.sendParent({ type: "tool.prepared", toolCallId: context.calls[0]?.id ?? "", index: context.offset, queued: context.queued ?? [] } satisfies ToolCallToBatchEvent);
+      enqueue.assign({ queued: [] });
+    }),
+    /**
+     * Capped: the call with source index `index` settled. Still queued here (a
+     * rejection, an abort while it awaited approval): it leaves the queue. Else a
+     * slice passes it up; the batch of the response frees its room (a call that
+     * was never queued, rejected in preparation, settles before anything is released:
+     * every count is 0 then).
+     */
     noteCallSettled: enqueueActions(({ context, enqueue }, params: { index: number }) => {
+      const queued = context.queued ?? [];
+      const head = context.queueHead ?? 0;
+      const position = sortedPosition(queued, params.index, head);
+      if (position >= 0) {
+        enqueue.assign({ queued: queued.slice(head, position).concat(queued.slice(position + 1)), ...(context.slice ? {} : { queueHead: 0 }) });
+        return;
+      }
       if (context.slice) {
         enqueue.sendParent({ type: "slice.callSettled", index: params.index } satisfies SliceToBatchEvent);
         return;
       }
-      const executing = context.executing ?? [];
-      const queued = context.queued ?? [];
-      if (executing.includes(params.index)) enqueue.assign({ executing: executing.filter((index) => index !== params.index) });
-      else if (queued.includes(params.index)) enqueue.assign({ queued: queued.filter((index) => index !== params.index) });
+      const name = toolNameAt(context, params.index);
+      const count = context.executing?.[name] ?? 0;
+      if (count > 0) enqueue.assign({ executing: { ...context.executing, [name]: count - 1 } });
     }),
     /**
      * Capped, the batch of the response: releases the queued calls that fit the
      * caps, in source order ({@link releasable}); the rest keep waiting. After an
-     * abort every queued call is cancelled instead: it never starts.
+     * abort every queued call is cancelled instead (also by a slice, the calls it
+     * has not handed up yet): it never starts.
      */
     releaseQueued: enqueueActions(({ context, enqueue }) => {
       const queued = context.queued ?? [];
-      if (context.slice || context.caps === undefined || queued.length === 0) return;
+      const head = context.queueHead ?? 0;
+      if (context.caps === undefined || queued.length <= head || (context.slice && !context.aborted)) return;
       if (context.aborted) {
-        for (const index of queued) {
-          const target = towardsCall(context, index, false);
+        for (let position = head; position < queued.length; position += 1) {
+          const target = towardsCall(context, queued[position] as number, false);
           if (target) enqueue.sendTo(target.to, target.event);
         }
-        enqueue.assign({ queued: [] });
+        enqueue.assign({ queued: [], ...(context.slice ? {} : { queueHead: 0 }) });
         return;
       }
-      const executing = context.executing ?? [];
+      const executing = context.executing ?? {};
       const nameOf = (index: number) => toolNameAt(context, index);
-      const { release, keep } = releasable(context.caps, executing.map(nameOf), queued, nameOf, context.lastUncapped);
+      const { release, kept, end } = scanReleasable(context.caps, executing, queued, head, nameOf, context.lastUncapped);
       if (release.length === 0) return;
+      // Released in order from the head: move the head; else the queue is what was passed over and what was not looked at.
+      const rest = kept.length === 0 ? { queueHead: end } : { queued: kept.concat(queued.slice(end)), queueHead: 0 };
       for (const index of release) {
         const target = towardsCall(context, index, true);
         if (target) enqueue.sendTo(target.to, target.event);
       }
-      enqueue.assign({ queued: keep, executing: [...executing, ...release] });
+      const counts = { ...executing };
+      for (const index of release) counts[nameOf(index)] = (counts[nameOf(index)] ?? 0) + 1;
+      enqueue.assign({ ...rest, executing: counts });
     }),
     /** A slice of a capped batch: passes its parent's go (or cancel) for one call on to the member that holds it. */
     passToCall: enqueueActions(({ context, enqueue }, params: BatchToSliceEvent) => {
@@ -539,7 +580,7 @@ const toolBatchDefinition = setup({
       settled: 0,
       allTerminate: true,
       rejected: [],
-      ...(caps ? { caps, queued: [], executing: [], ...(input.slice === true ? {} : { lastUncapped: lastUncappedOf(input.calls, caps, offset) }) } : {}),
+      ...(caps ? { caps, queued: [], ...(input.slice === true ? {} : { queueHead: 0, executing: {}, lastUncapped: lastUncappedOf(input.calls, caps, offset) }) } : {}),
     };
   },
   on: {
@@ -640,7 +681,6 @@ const toolBatchDefinition = setup({
                 { type: "noteCallSettled", params: ({ event }) => event },
               ],
             },
-            "slice.callPrepared": { actions: { type: "queueCall", params: ({ event }) => event } },
             "slice.callSettled": { actions: { type: "noteCallSettled", params: ({ event }) => event } },
             "slice.execute": { actions: { type: "passToCall", params: ({ event }) => event } },
             "slice.cancel": { actions: { type: "passToCall", params: ({ event }) => event } },
@@ -655,8 +695,7 @@ const toolBatchDefinition = setup({
                 },
                 waiting: {
                   on: {
-                    // A slice's report: its calls were queued one by one as they prepared.
-                    "tool.prepared": [{ guard: "parentsSlices", target: "next" }, { target: "next", actions: { type: "queueCall", params: ({ event }) => event } }],
+                    "tool.prepared": { target: "next", actions: { type: "queuePrepared", params: ({ event }) => event } },
                     "tool.settled": {
                       guard: { type: "isCurrent", params: ({ event }) => event },
                       target: "next",
@@ -683,7 +722,7 @@ const toolBatchDefinition = setup({
             },
             // A slice whose calls are prepared: its parent releases them one by one.
             relaying: {
-              entry: "reportPrepared",
+              entry: "reportQueued",
               always: { guard: "allSettled", target: "#toolBatch.done" },
             },
             // The batch of the response: each settled call makes room for the next that fits.

@@ -119,7 +119,7 @@ export const releasesAllQueuedCalls: FaultyMachine = withBatch(
   toolBatchMachine.provide({
     actions: {
       releaseQueued: enqueueActions(({ context, enqueue }: { context: ToolBatchContext; enqueue: unknown }) => {
-        const queued = context.queued ?? [];
+        const queued = (context.queued ?? []).slice(context.queueHead ?? 0);
         if (context.slice || queued.length === 0) return;
         const queue = enqueue as unknown as { sendTo: (to: string, event: unknown) => void; assign: (value: unknown) => void };
         for (const index of queued) {
@@ -129,7 +129,12 @@ export const releasesAllQueuedCalls: FaultyMachine = withBatch(
           if (context.sliceSize === 0) queue.sendTo(context.actorIds[member] as string, execute);
           else queue.sendTo(sliceId(member), { type: context.aborted ? "slice.cancel" : "slice.execute", index });
         }
-        queue.assign({ queued: [], executing: [...(context.executing ?? []), ...queued] });
+        const executing: Record<string, number> = { ...context.executing };
+        for (const index of queued) {
+          const name = (context.calls[index - context.offset] as { name: string }).name;
+          executing[name] = (executing[name] ?? 0) + 1;
+        }
+        queue.assign({ queued: [], queueHead: 0, executing });
       }) as never,
     },
   }),

@@ -236,9 +236,9 @@ describe("capsFor and releasable", () => {
   it("releases the waiting calls that fit, in the order given, and keeps the rest", () => {
     const names = ["a", "a", "b", "a", "b"];
     const nameOf = (index: number) => names[index] as string;
-    expect(releasable({ perTool: { a: 1 } }, ["a"], [1, 2, 3, 4], nameOf)).toEqual({ release: [2, 4], keep: [1, 3] });
-    expect(releasable({ perTool: { a: 2 }, total: 3 }, [], [0, 1, 2, 3, 4], nameOf)).toEqual({ release: [0, 1, 2], keep: [3, 4] });
-    expect(releasable({ perTool: {}, total: 2 }, ["b", "a"], [3, 4], nameOf)).toEqual({ release: [], keep: [3, 4] });
+    expect(releasable({ perTool: { a: 1 } }, { a: 1 }, [1, 2, 3, 4], nameOf)).toEqual({ release: [2, 4], keep: [1, 3] });
+    expect(releasable({ perTool: { a: 2 }, total: 3 }, {}, [0, 1, 2, 3, 4], nameOf)).toEqual({ release: [0, 1, 2], keep: [3, 4] });
+    expect(releasable({ perTool: {}, total: 2 }, { a: 1, b: 1 }, [3, 4], nameOf)).toEqual({ release: [], keep: [3, 4] });
   });
 
   it("releases the same with the largest uncapped index given (it only lets the scan stop early)", () => {
@@ -252,7 +252,7 @@ describe("capsFor and releasable", () => {
       const nameOf = (index: number) => names[index] as string;
       const caps = { perTool: { a: 1 + random(2), ...(random(2) === 0 ? { b: 1 } : {}) }, ...(random(2) === 0 ? { total: 1 + random(4) } : {}) };
       const waiting = names.map((_, index) => index).filter(() => random(3) > 0);
-      const running = ["a", "b", "u"].filter(() => random(2) === 0);
+      const running = Object.fromEntries(["a", "b", "u"].filter(() => random(2) === 0).map((name) => [name, 1]));
       const lastUncapped = Math.max(-1, ...waiting.filter((index) => !Object.hasOwn(caps.perTool, nameOf(index))));
       expect(releasable(caps, running, waiting, nameOf, lastUncapped)).toEqual(releasable(caps, running, waiting, nameOf));
     }
