@@ -125,20 +125,16 @@ export interface ToolBatchOutput {
   rejected: number[];
 }
 
-/** Context of a tool batch. JSON-serializable. */
-export interface ToolBatchContext {
-  calls: ToolCall[];
-  actorIds: string[];
+/**
+ * How a batch is laid out and run; fixed when it starts. (Grouped, like
+ * {@link BatchCallSettings}, so the context stays a small object: V8 keeps an
+ * object XState copies on every `assign` fast only below 20 properties.)
+ */
+export interface BatchLayout {
+  /** Source index of `calls[0]`. */
   offset: number;
   mode: BatchMode;
-  refusal?: string;
-  hooks: ToolBatchHooks;
-  hookScope?: CallHookScope;
-  approvedTools: string[];
-  policies?: Record<string, ToolCallPolicy>;
-  registersCalls: boolean;
-  aborted: boolean;
-  abortGraceMs: number;
+  /** A slice of a larger batch: reports to its parent batch like a call, emits no result messages. */
   slice: boolean;
   /** Most children this machine parents. */
   fanOut: number;
@@ -148,6 +144,26 @@ export interface ToolBatchContext {
   sliceSize: number;
   /** Members (calls, or slices) in source order. */
   members: number;
+  abortGraceMs: number;
+}
+
+/** What every call of the batch is spawned with. */
+export interface BatchCallSettings {
+  hooks: ToolBatchHooks;
+  hookScope?: CallHookScope;
+  refusal?: string;
+  approvedTools: string[];
+  policies?: Record<string, ToolCallPolicy>;
+  registersCalls: boolean;
+}
+
+/** Context of a tool batch. JSON-serializable. */
+export interface ToolBatchContext {
+  calls: ToolCall[];
+  actorIds: string[];
+  layout: BatchLayout;
+  callSettings: BatchCallSettings;
+  aborted: boolean;
   /** Members spawned so far (in source order). */
   started: number;
   /** Prepared members waiting for the go. */
@@ -182,48 +198,48 @@ export function sliceSizeFor(count: number, fanOut = SLICE_SIZE): number {
 export const sliceId = (member: number): string => `slice-${member}`;
 
 const memberId = (context: ToolBatchContext, member: number): string =>
-  context.sliceSize === 0 ? (context.actorIds[member] as string) : sliceId(member);
+  context.layout.sliceSize === 0 ? (context.actorIds[member] as string) : sliceId(member);
 
 /** The member a source index belongs to. */
 const memberOf = (context: ToolBatchContext, index: number): number =>
-  context.sliceSize === 0 ? index - context.offset : Math.floor((index - context.offset) / context.sliceSize);
+  context.layout.sliceSize === 0 ? index - context.layout.offset : Math.floor((index - context.layout.offset) / context.layout.sliceSize);
 
 /** The spawn of member `member`: a call, or a slice of the calls. */
 function memberSpawn(context: ToolBatchContext, member: number): { src: "toolCall" | "toolBatch"; id: string; systemId?: string; input: ToolCallInput | ToolBatchInput } {
-  if (context.sliceSize === 0) {
+  if (context.layout.sliceSize === 0) {
     const id = context.actorIds[member] as string;
     const name = (context.calls[member] as ToolCall).name;
-    const policy = context.policies && Object.hasOwn(context.policies, name) ? context.policies[name] : undefined;
+    const policy = context.callSettings.policies && Object.hasOwn(context.callSettings.policies, name) ? context.callSettings.policies[name] : undefined;
     const input: ToolCallInput = {
       toolCall: context.calls[member] as ToolCall,
-      index: context.offset + member,
-      hooks: context.hooks,
-      reportsPreparation: context.handshake,
-      ...(!context.handshake && context.refusal === undefined ? { proceeds: true } : {}),
-      ...(context.hookScope ? { hookScope: context.hookScope } : {}),
-      ...(context.refusal !== undefined ? { refusal: context.refusal } : {}),
-      ...(context.approvedTools.includes(name) ? { preapproved: true } : {}),
+      index: context.layout.offset + member,
+      hooks: context.callSettings.hooks,
+      reportsPreparation: context.layout.handshake,
+      ...(!context.layout.handshake && context.callSettings.refusal === undefined ? { proceeds: true } : {}),
+      ...(context.callSettings.hookScope ? { hookScope: context.callSettings.hookScope } : {}),
+      ...(context.callSettings.refusal !== undefined ? { refusal: context.callSettings.refusal } : {}),
+      ...(context.callSettings.approvedTools.includes(name) ? { preapproved: true } : {}),
       ...(policy ? { policy } : {}),
     };
-    return { src: "toolCall", id, ...(context.registersCalls ? { systemId: callSystemId(id) } : {}), input };
+    return { src: "toolCall", id, ...(context.callSettings.registersCalls ? { systemId: callSystemId(id) } : {}), input };
   }
-  const from = member * context.sliceSize;
-  const to = from + context.sliceSize;
+  const from = member * context.layout.sliceSize;
+  const to = from + context.layout.sliceSize;
   const input: ToolBatchInput = {
     calls: context.calls.slice(from, to),
     actorIds: context.actorIds.slice(from, to),
-    offset: context.offset + from,
+    offset: context.layout.offset + from,
     mode: "parallel",
-    hooks: context.hooks,
+    hooks: context.callSettings.hooks,
     aborted: context.aborted,
-    abortGraceMs: context.abortGraceMs,
+    abortGraceMs: context.layout.abortGraceMs,
     slice: true,
-    fanOut: context.fanOut,
-    ...(context.approvedTools.length > 0 ? { approvedTools: context.approvedTools } : {}),
-    ...(context.policies ? { policies: context.policies } : {}),
-    ...(context.registersCalls ? { registersCalls: true } : {}),
-    ...(context.hookScope ? { hookScope: context.hookScope } : {}),
-    ...(context.refusal !== undefined ? { refusal: context.refusal } : {}),
+    fanOut: context.layout.fanOut,
+    ...(context.callSettings.approvedTools.length > 0 ? { approvedTools: context.callSettings.approvedTools } : {}),
+    ...(context.callSettings.policies ? { policies: context.callSettings.policies } : {}),
+    ...(context.callSettings.registersCalls ? { registersCalls: true } : {}),
+    ...(context.callSettings.hookScope ? { hookScope: context.callSettings.hookScope } : {}),
+    ...(context.callSettings.refusal !== undefined ? { refusal: context.callSettings.refusal } : {}),
   };
   return { src: "toolBatch", id: sliceId(member), input };
 }
@@ -246,7 +262,7 @@ function resultMessage(event: Extract<ToolCallToBatchEvent, { type: "tool.settle
 
 /** Every result so far, in source order. */
 function resultsOf(context: ToolBatchContext): ToolResultMessage[] {
-  if (context.mode === "sequential") return transcriptMessages(context.ordered).slice() as ToolResultMessage[];
+  if (context.layout.mode === "sequential") return transcriptMessages(context.ordered).slice() as ToolResultMessage[];
   const results: ToolResultMessage[] = [];
   for (const slot of context.slots) if (slot) for (const result of slot) results.push(result);
   return results;
@@ -255,7 +271,7 @@ function resultsOf(context: ToolBatchContext): ToolResultMessage[] {
 /** Unsettled members told to start (they may be running, or waiting for their go). */
 function unsettledStarted(context: ToolBatchContext): number[] {
   const members: number[] = [];
-  if (context.mode === "sequential") {
+  if (context.layout.mode === "sequential") {
     if (context.started > context.settled) members.push(context.started - 1);
     return members;
   }
@@ -266,14 +282,14 @@ function unsettledStarted(context: ToolBatchContext): number[] {
 /** The `warning` a batch emits when the run stops waiting on its unsettled calls after an abort. */
 function abandonWarning(context: ToolBatchContext): Extract<AgentEvent, { type: "warning" }> {
   const pending = unsettledStarted(context).flatMap((member) => {
-    const calls = context.sliceSize === 0 ? [context.calls[member] as ToolCall] : context.calls.slice(member * context.sliceSize, (member + 1) * context.sliceSize);
+    const calls = context.layout.sliceSize === 0 ? [context.calls[member] as ToolCall] : context.calls.slice(member * context.layout.sliceSize, (member + 1) * context.layout.sliceSize);
     return calls.map((call) => `tool call "${call.name}" (id ${call.id})`);
   });
   const what = pending.length > 0 ? pending.join(", ") : "work in flight";
   return {
     type: "warning",
     reason: "abandoned",
-    message: `${what} did not honour the abort within ${context.abortGraceMs} ms; the run stopped waiting, and a late settle will be ignored`,
+    message: `${what} did not honour the abort within ${context.layout.abortGraceMs} ms; the run stopped waiting, and a late settle will be ignored`,
   };
 }
 
@@ -295,23 +311,23 @@ const toolBatchDefinition = setup({
     toolBatch: sliceStandIn,
   },
   guards: {
-    isSequential: ({ context }) => context.mode === "sequential",
-    needsHandshake: ({ context }) => context.handshake,
-    isSlice: ({ context }) => context.slice,
-    allStarted: ({ context }) => context.started >= context.members,
-    allSettled: ({ context }) => context.settled >= context.members,
+    isSequential: ({ context }) => context.layout.mode === "sequential",
+    needsHandshake: ({ context }) => context.layout.handshake,
+    isSlice: ({ context }) => context.layout.slice,
+    allStarted: ({ context }) => context.started >= context.layout.members,
+    allSettled: ({ context }) => context.settled >= context.layout.members,
     /** The report is from the member preparing now (not from one cancelled while it waited for its go). */
     isCurrent: ({ context }, params: { index: number }) => memberOf(context, params.index) === context.started - 1,
   },
   actions: {
     /** Spawns every member at once, in source order (parallel batches without a handshake). */
     spawnAll: enqueueActions(({ context, enqueue }) => {
-      for (let member = 0; member < context.members; member += 1) {
+      for (let member = 0; member < context.layout.members; member += 1) {
         const { src, id, systemId, input } = memberSpawn(context, member);
         if (src === "toolCall") enqueue.spawnChild("toolCall", { id, ...(systemId ? { systemId } : {}), input: input as ToolCallInput });
         else enqueue.spawnChild("toolBatch", { id, input: input as ToolBatchInput });
       }
-      enqueue.assign({ started: context.members });
+      enqueue.assign({ started: context.layout.members });
     }),
     /** Spawns the next member: its turn to prepare has come. */
     spawnNext: enqueueActions(({ context, enqueue }) => {
@@ -338,7 +354,7 @@ const toolBatchDefinition = setup({
       const allTerminate = context.allTerminate && params.result.terminate === true;
       const message = resultMessage(params);
       const rejected = params.rejected !== undefined ? [...context.rejected, params.index] : context.rejected;
-      if (context.mode === "sequential") {
+      if (context.layout.mode === "sequential") {
         if (member !== context.settled) return;
         enqueue.emit({ type: "message_start", message });
         enqueue.emit({ type: "message_end", message });
@@ -362,13 +378,13 @@ const toolBatchDefinition = setup({
     }),
     /** A slice's whole run of calls is prepared: report it to the parent batch, as a call does. */
     reportPrepared: enqueueActions(({ context, enqueue }) => {
-      enqueue.sendParent({ type: "tool.prepared", toolCallId: context.calls[0]?.id ?? "", index: context.offset } satisfies ToolCallToBatchEvent);
+      enqueue.sendParent({ type: "tool.prepared", toolCallId: context.calls[0]?.id ?? "", index: context.layout.offset } satisfies ToolCallToBatchEvent);
     }),
     markAborted: assign({ aborted: true }),
     /** Tells every started, unsettled member the run was aborted: a call awaiting approval settles aborted, the others ignore it; a slice passes it on. */
     abortUnsettled: enqueueActions(({ context, enqueue }) => {
       for (const member of unsettledStarted(context)) {
-        enqueue.sendTo(memberId(context, member), context.sliceSize === 0 ? { type: "call.abort", reason: ABORTED_MESSAGE } : { type: "run.abort" });
+        enqueue.sendTo(memberId(context, member), context.layout.sliceSize === 0 ? { type: "call.abort", reason: ABORTED_MESSAGE } : { type: "run.abort" });
       }
     }),
     /** Cancels every started member that has not settled: each settles with the aborted result. */
@@ -379,7 +395,7 @@ const toolBatchDefinition = setup({
     warnAbandoned: emit(({ context }) => abandonWarning(context)),
     /** The batch of a response emits its results' messages once all settled (parallel; sequential ones were emitted as they settled). */
     emitResults: enqueueActions(({ context, enqueue }) => {
-      if (context.slice || context.mode === "sequential") return;
+      if (context.layout.slice || context.layout.mode === "sequential") return;
       for (const message of resultsOf(context)) {
         enqueue.emit({ type: "message_start", message });
         enqueue.emit({ type: "message_end", message });
@@ -397,21 +413,25 @@ const toolBatchDefinition = setup({
     return {
       calls: input.calls,
       actorIds: input.actorIds ?? uniqueActorIds(input.calls),
-      offset,
-      mode: input.mode,
-      ...(input.refusal !== undefined ? { refusal: input.refusal } : {}),
-      hooks: input.hooks,
-      ...(input.hookScope ? { hookScope: input.hookScope } : {}),
-      approvedTools: input.approvedTools ?? [],
-      ...(input.policies ? { policies: input.policies } : {}),
-      registersCalls: input.registersCalls === true,
+      layout: {
+        offset,
+        mode: input.mode,
+        slice: input.slice === true,
+        fanOut,
+        handshake: input.refusal === undefined && (input.mode === "sequential" || input.hooks.beforeToolCall || aborted),
+        sliceSize,
+        members,
+        abortGraceMs: input.abortGraceMs ?? 0,
+      },
+      callSettings: {
+        hooks: input.hooks,
+        ...(input.hookScope ? { hookScope: input.hookScope } : {}),
+        ...(input.refusal !== undefined ? { refusal: input.refusal } : {}),
+        approvedTools: input.approvedTools ?? [],
+        ...(input.policies ? { policies: input.policies } : {}),
+        registersCalls: input.registersCalls === true,
+      },
       aborted,
-      abortGraceMs: input.abortGraceMs ?? 0,
-      slice: input.slice === true,
-      fanOut,
-      handshake: input.refusal === undefined && (input.mode === "sequential" || input.hooks.beforeToolCall || aborted),
-      sliceSize,
-      members,
       started: 0,
       waiting: [],
       slots: input.mode === "sequential" ? [] : Array.from({ length: members }, () => null),
@@ -512,9 +532,9 @@ const toolBatchDefinition = setup({
     },
   },
   output: ({ context }) => ({
-    offset: context.offset,
+    offset: context.layout.offset,
     results: resultsOf(context),
-    terminates: context.refusal === undefined && context.calls.length > 0 && context.allTerminate,
+    terminates: context.callSettings.refusal === undefined && context.calls.length > 0 && context.allTerminate,
     rejected: context.rejected.slice().sort((a, b) => a - b),
   }),
 });

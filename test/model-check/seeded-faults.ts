@@ -28,7 +28,7 @@ const withBatch = (batch: typeof toolBatchMachine): FaultyMachine => agentLoopMa
  */
 const recordSettledWith = (keep: (params: SettledParams) => boolean) =>
   enqueueActions((({ context, enqueue }: { context: ToolBatchContext & { completionOrder?: number[] }; enqueue: unknown }, params: SettledParams) => {
-    const member = params.index - context.offset;
+    const member = params.index - context.layout.offset;
     if (context.slots[member] !== null) return;
     const queue = enqueue as unknown as { assign: (value: unknown) => void };
     const slots = context.slots.slice();
