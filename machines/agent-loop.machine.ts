@@ -63,6 +63,7 @@ import {
   prepareRequestInput,
   turnFailed,
   toolCallsOf,
+  withStreak,
   withTools,
   turnHookInput,
   type AgentLoopContext,
@@ -135,11 +136,11 @@ export const agentLoopMachine = setup({
     wasAbandoned: ({ context }) => context.abandoned === true,
     reachedMaxTurns: ({ context }) => context.settings.maxTurns !== undefined && context.turn >= context.settings.maxTurns,
     reachedInvalidCallLimit: ({ context }) =>
-      context.invalidStreak !== undefined && context.settings.invalidCallLimit > 0 && context.invalidStreak.count >= context.settings.invalidCallLimit,
-    hintsInvalidCall: ({ context }) => context.settings.onInvalidCallLimit === "hint" && context.invalidStreak?.hinted === false,
-    reachedBudget: ({ context }) => reachedBudget(context.settings.budget, context.spent),
+      context.limits.invalidStreak !== undefined && context.settings.invalidCallLimit > 0 && context.limits.invalidStreak.count >= context.settings.invalidCallLimit,
+    hintsInvalidCall: ({ context }) => context.settings.onInvalidCallLimit === "hint" && context.limits.invalidStreak?.hinted === false,
+    reachedBudget: ({ context }) => reachedBudget(context.settings.budget, context.limits.spent),
     wrapsUp: ({ context }) => context.settings.wrapUp !== undefined,
-    isWrapUpTurn: ({ context }) => context.wrappingUp !== undefined,
+    isWrapUpTurn: ({ context }) => context.limits.wrappingUp !== undefined,
     pollsSteering: ({ context }) => context.settings.hooks.steering,
     pollsFollowUp: ({ context }) => context.settings.hooks.followUp,
     asksShouldStop: ({ context }) => context.settings.hooks.shouldStopAfterTurn,
@@ -188,7 +189,7 @@ export const agentLoopMachine = setup({
         toolResults: [],
         terminated: false,
         refusal: undefined,
-        ...(context.settings.budget ? { spent: spentAfter(context.spent, params.message) } : {}),
+        ...(context.settings.budget ? { limits: { ...context.limits, spent: spentAfter(context.limits.spent, params.message) } } : {}),
         turnDecision: undefined,
       });
     }),
@@ -206,24 +207,24 @@ export const agentLoopMachine = setup({
      */
     appendBatchResults: assign(({ context }, output: ToolBatchOutput) => {
       const rejected = output.rejected ?? [];
-      const counts = context.refusal === undefined && (rejected.length > 0 || context.invalidStreak !== undefined);
+      const counts = context.refusal === undefined && (rejected.length > 0 || context.limits.invalidStreak !== undefined);
       const calls = toolCallsOf(context.assistant);
       return {
         ...appended(context, output.results),
         toolResults: output.results,
         terminated: output.terminates,
-        invalidStreak: counts ? streakAfterBatch(context.invalidStreak, calls, output.results, rejected) : context.invalidStreak,
+        ...(counts ? { limits: withStreak(context.limits, streakAfterBatch(context.limits.invalidStreak, calls, output.results, rejected)) } : {}),
       };
     }),
     /** A response without tool calls breaks the breaker's row. */
-    endInvalidStreak: assign({ invalidStreak: undefined }),
+    endInvalidStreak: assign(({ context }) => ({ limits: withStreak(context.limits, undefined) })),
     /** Queues the breaker's hint as a steering message and remembers the model was told. */
     queueInvalidCallHint: assign(({ context }, params: { message: AgentMessage }) => ({
       pending: context.pending.concat([params.message]),
-      invalidStreak: { ...(context.invalidStreak as InvalidCallStreak), hinted: true },
+      limits: withStreak(context.limits, { ...(context.limits.invalidStreak as InvalidCallStreak), hinted: true }),
     })),
     exitOnInvalidCalls: assign(({ context }) => {
-      const streak = context.invalidStreak as InvalidCallStreak;
+      const streak = context.limits.invalidStreak as InvalidCallStreak;
       return {
         exitReason: "invalidCalls" as ExitReason,
         errorMessage: `the model sent the same failing call to ${streak.toolName} ${streak.count} times in a row: ${streak.error}`,
@@ -231,10 +232,10 @@ export const agentLoopMachine = setup({
     }),
     /** The wrap-up request: its prompt is queued last, and the request declares no tools. */
     startWrapUp: assign(({ context }, params: { reason: "maxTurns" | "budget" }) => ({
-      wrappingUp: params.reason,
+      limits: { ...context.limits, wrappingUp: params.reason },
       pending: context.pending.concat([wrapUpMessage((context.settings.wrapUp as { prompt: string }).prompt)]),
     })),
-    exitAfterWrapUp: assign(({ context }) => ({ exitReason: (context.wrappingUp ?? "maxTurns") as ExitReason })),
+    exitAfterWrapUp: assign(({ context }) => ({ exitReason: (context.limits.wrappingUp ?? "maxTurns") as ExitReason })),
     setPending: assign((_, params: { messages: AgentMessage[] }) => ({ pending: params.messages ?? [] })),
     recordTurnDecision: assign((_, decision: TurnDecision | undefined) => ({ turnDecision: decision })),
     applyNextTurnUpdate: assign(({ context }, update: NextTurnUpdate | undefined) => {
@@ -357,6 +358,7 @@ export const agentLoopMachine = setup({
       ...(input.maxParallelCalls !== undefined ? { maxParallelCalls: input.maxParallelCalls } : {}),
       registersCalls: input.registersCalls === true,
     },
+    limits: {},
     approvedTools: input.approvedTools ?? [],
     turn: 1,
     toolResults: [],
@@ -449,7 +451,7 @@ export const agentLoopMachine = setup({
           model: context.model,
           thinkingLevel: context.thinkingLevel,
           turn: context.turn,
-          ...(context.wrappingUp !== undefined ? { withoutTools: true as const } : {}),
+          ...(context.limits.wrappingUp !== undefined ? { withoutTools: true as const } : {}),
         }),
       },
       on: {
@@ -640,7 +642,7 @@ export const agentLoopMachine = setup({
         id: "invalidCallHint",
         src: "invalidCallHint",
         input: ({ context }): InvalidCallHintInput => {
-          const streak = context.invalidStreak as InvalidCallStreak;
+          const streak = context.limits.invalidStreak as InvalidCallStreak;
           return { toolName: streak.toolName, error: streak.error, count: streak.count };
         },
         onDone: { target: "nextTurn", actions: { type: "queueInvalidCallHint", params: ({ event }) => ({ message: event.output }) } },

@@ -111,6 +111,22 @@ export interface RunSettings {
   registersCalls: boolean;
 }
 
+/** Where a run stands against its policies; each field only once it applies. */
+export interface LimitsState {
+  /** The same failing call the model keeps sending, while it does. */
+  invalidStreak?: InvalidCallStreak;
+  /** Set during the wrap-up request: the exit reason the run ends with after it. */
+  wrappingUp?: "maxTurns" | "budget";
+  /** What the responses used so far (only with a budget). */
+  spent?: BudgetSpent;
+}
+
+/** `limits` with the breaker's row replaced (or ended, with `undefined`). */
+export function withStreak(limits: LimitsState, invalidStreak: InvalidCallStreak | undefined): LimitsState {
+  const { invalidStreak: _replaced, ...rest } = limits;
+  return invalidStreak ? { ...rest, invalidStreak } : rest;
+}
+
 /** `settings` for a new tool list: its sequential tools and its policies (or none). */
 export function withTools(settings: RunSettings, sequentialTools: string[], toolPolicies: ToolPolicies | undefined): RunSettings {
   const { toolPolicies: _replaced, ...rest } = settings;
@@ -128,12 +144,8 @@ export interface AgentLoopContext {
   model: Model;
   thinkingLevel: ThinkingLevel;
   settings: RunSettings;
-  /** The same failing call the model keeps sending, while it does. */
-  invalidStreak?: InvalidCallStreak;
-  /** Set during the wrap-up request: the exit reason the run ends with after it. */
-  wrappingUp?: "maxTurns" | "budget";
-  /** What the responses used so far (only with a budget). */
-  spent?: BudgetSpent;
+  /** Where the run stands against its policies (empty when none applies). */
+  limits: LimitsState;
   /** Tools approved for good (the input's, and every `tool.approve` with `always`): their calls do not wait. */
   approvedTools: string[];
   /** Turns started so far. */
