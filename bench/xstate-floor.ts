@@ -12,11 +12,17 @@
  * floor/pi says how much of pi's whole run XState's interpreter alone takes
  * before loopchart does any of the loop's real work.
  *
+ * A second chart, the structure floor, has the actors and steps loopchart is
+ * required to have; loopchart itself runs beside both, so the figures say how
+ * much of loopchart's cost beyond pi is XState running that structure.
+ *
  * Usage (from the root): node --expose-gc --import tsx bench/xstate-floor.ts
  * Honours BENCH_ROUNDS, BENCH_SCALE and BENCH_ONLY like `run.ts`.
  */
-import { assign, createActor, createMachine, enqueueActions, fromCallback, sendTo, setup, stopChild, type AnyActorRef } from "xstate";
-import { piEngine } from "./engines.js";
+import { assign, createActor, createMachine, enqueueActions, fromCallback, fromPromise, sendParent, sendTo, setup, stopChild, type AnyActorRef } from "xstate";
+import { loadLoopchartEngine, piEngine } from "./engines.js";
+import { appendMessages, transcriptOf, type Transcript } from "../machines/transcript.js";
+import type { AgentMessage } from "../src/types.js";
 import { collectGarbage, measureRun } from "./measure.js";
 import { readBenchOptions, WARMUP_FRACTION } from "./options.js";
 import { median } from "./report.js";
@@ -124,6 +130,153 @@ const floorLoop = setup({
   output: ({ context }) => ({ settledTotal: context.settledTotal }),
 });
 
+/**
+ * The structure floor: the actors and steps the brief and issue 12 *require* of
+ * loopchart, and nothing else. Per turn, the loop invokes a model-request actor
+ * (a callback that answers on a microtask) and then a batch machine; the batch
+ * spawns one call machine per call (at most {@link CHUNK} children, slices of
+ * the same machine beyond that); each call invokes its execute actor (a promise),
+ * settles into its batch once, and the batch finishes with the results in
+ * source order; the loop appends them. Context is plain data changed only by
+ * `assign` (immutable, as loopchart's); no events emitted, no validation, no
+ * hooks, no messages built. Its cost beside loopchart's says how much of
+ * loopchart's run XState spends on the structure itself.
+ */
+type StructureCallEvent = { type: "call.none" };
+type StructureBatchEvent = { type: "call.settled"; index: number } | { type: `xstate.done.actor.${string}`; output: { from: number; results: number[] } };
+interface StructureBatchInput {
+  from: number;
+  count: number;
+}
+interface StructureBatchContext extends StructureBatchInput {
+  sliceSize: number;
+  members: number;
+  results: (number[] | null)[];
+  settled: number;
+}
+
+const structureCall = setup({
+  types: { input: {} as { index: number }, context: {} as { index: number; result?: number }, events: {} as StructureCallEvent },
+  actors: { execute: fromPromise<number, { index: number }>(async ({ input }) => input.index) },
+}).createMachine({
+  context: ({ input }) => ({ index: input.index }),
+  initial: "executing",
+  states: {
+    executing: {
+      invoke: {
+        src: "execute",
+        input: ({ context }) => ({ index: context.index }),
+        onDone: { target: "done", actions: assign({ result: ({ event }) => event.output }) },
+      },
+    },
+    done: { entry: sendParent(({ context }): StructureBatchEvent => ({ type: "call.settled", index: context.index })) },
+  },
+});
+
+const structureBatchDefinition = setup({
+  types: {
+    input: {} as StructureBatchInput,
+    context: {} as StructureBatchContext,
+    events: {} as StructureBatchEvent,
+    output: {} as { from: number; results: number[] },
+  },
+  actors: { call: structureCall, slice: fromCallback<StructureBatchEvent, StructureBatchInput>(() => undefined) },
+}).createMachine({
+  context: ({ input }) => {
+    const sliceSize = input.count <= CHUNK ? 0 : Math.ceil(input.count / Math.min(CHUNK, Math.ceil(input.count / CHUNK)));
+    const members = sliceSize === 0 ? input.count : Math.ceil(input.count / sliceSize);
+    return { ...input, sliceSize, members, results: Array.from({ length: members }, () => null), settled: 0 };
+  },
+  initial: "running",
+  states: {
+    running: {
+      entry: enqueueActions(({ context, enqueue }) => {
+        for (let member = 0; member < context.members; member += 1) {
+          if (context.sliceSize === 0) enqueue.spawnChild("call", { id: `c${member}`, input: { index: context.from + member } });
+          else {
+            const from = context.from + member * context.sliceSize;
+            const count = Math.min(context.sliceSize, context.from + context.count - from);
+            enqueue.spawnChild("slice", { id: `s${member}`, input: { from, count } });
+          }
+        }
+      }),
+      on: {
+        "call.settled": {
+          actions: assign(({ context, event }) => {
+            const results = context.results.slice();
+            results[event.index - context.from] = [event.index];
+            return { results, settled: context.settled + 1 };
+          }),
+        },
+        "xstate.done.actor.*": {
+          actions: assign(({ context, event }) => {
+            const results = context.results.slice();
+            results[(event.output.from - context.from) / context.sliceSize] = event.output.results;
+            return { results, settled: context.settled + 1 };
+          }),
+        },
+      },
+      always: { guard: ({ context }) => context.settled === context.members, target: "done" },
+    },
+    done: { type: "final" },
+  },
+  output: ({ context }) => ({ from: context.from, results: context.results.flatMap((member) => member ?? []) }),
+});
+const structureBatch = structureBatchDefinition.provide({});
+(structureBatch.implementations.actors as Record<string, unknown>).slice = structureBatch;
+
+/** Stand-ins for the messages the structure floor appends (it builds none). */
+const ASSISTANT = { role: "assistant" } as unknown as AgentMessage;
+const RESULT = { role: "toolResult" } as unknown as AgentMessage;
+
+interface StructureLoopContext {
+  turnsLeft: number;
+  calls: number;
+  /** The transcript, shared structure as loopchart's (appending copies at most a chunk). */
+  transcript: Transcript;
+  settledTotal: number;
+}
+
+const structureLoop = setup({
+  types: { input: {} as { turns: number; calls: number }, context: {} as StructureLoopContext, events: {} as { type: "model.done"; calls: number } },
+  actors: {
+    request: fromCallback<{ type: "model.done"; calls: number }, { calls: number }>(({ sendBack, input }) => {
+      void Promise.resolve().then(() => sendBack({ type: "model.done", calls: input.calls }));
+    }),
+    batch: structureBatch,
+  },
+}).createMachine({
+  context: ({ input }) => ({ turnsLeft: input.turns, calls: input.calls, transcript: transcriptOf([]), settledTotal: 0 }),
+  initial: "requesting",
+  states: {
+    requesting: {
+      invoke: { src: "request", input: ({ context }) => ({ calls: context.turnsLeft > 0 ? context.calls : 0 }) },
+      on: {
+        "model.done": [
+          { guard: ({ event }) => event.calls === 0, target: "done" },
+          { target: "toolBatch", actions: assign({ transcript: ({ context }) => appendMessages(context.transcript, [ASSISTANT]) }) },
+        ],
+      },
+    },
+    toolBatch: {
+      invoke: {
+        src: "batch",
+        input: ({ context }) => ({ from: 0, count: context.calls }),
+        onDone: {
+          target: "requesting",
+          actions: assign(({ context, event }) => ({
+            transcript: appendMessages(context.transcript, event.output.results.map(() => RESULT)),
+            settledTotal: context.settledTotal + event.output.results.length,
+            turnsLeft: context.turnsLeft - 1,
+          })),
+        },
+      },
+    },
+    done: { type: "final" },
+  },
+  output: ({ context }) => ({ settledTotal: context.settledTotal }),
+});
+
 /** Actors created for the per-actor figure, after as many for warm-up. */
 const ACTOR_SAMPLES = 20_000;
 
@@ -137,16 +290,16 @@ function actorMicros(): number {
   return ((performance.now() - started) * 1_000) / ACTOR_SAMPLES;
 }
 
-/** Runs the floor chart through `workload`; resolves with the wall time in ms. */
-function runFloor(workload: Workload): Promise<number> {
+/** Runs a floor chart (default: the least chart) through `workload`; resolves with the wall time in ms. */
+function runFloor(workload: Workload, chart: typeof floorLoop | typeof structureLoop = floorLoop): Promise<number> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const actor = createActor(floorLoop, { input: { turns: workload.toolTurns, calls: workload.callsPerTurn } });
+    const actor = createActor(chart as typeof floorLoop, { input: { turns: workload.toolTurns, calls: workload.callsPerTurn } });
     actor.subscribe({
       complete: () => {
         const wallMs = performance.now() - started;
         const expected = workload.toolTurns * workload.callsPerTurn;
-        const { settledTotal } = actor.getSnapshot().output ?? { settledTotal: 0 };
+        const settledTotal = (actor.getSnapshot().output as { settledTotal?: number } | undefined)?.settledTotal ?? 0;
         if (settledTotal !== expected) reject(new Error(`floor chart settled ${settledTotal} calls on ${workload.name}, expected ${expected}`));
         else resolve(wallMs);
       },
@@ -156,28 +309,41 @@ function runFloor(workload: Workload): Promise<number> {
   });
 }
 
+const US_PER_MS = 1_000;
+
 async function main(): Promise<void> {
   const options = readBenchOptions();
   const workloads = WORKLOADS.filter((workload) => !options.only || options.only.includes(workload.name)).map((workload) =>
     scaleWorkload(workload, options.scale),
   );
+  const loopchart = await loadLoopchartEngine(options.loopchartSource);
+  if (typeof loopchart === "string") throw new Error(loopchart);
   console.log(`XState floor vs pi-agent-core: node ${process.version}, rounds ${options.rounds}, scale ${options.scale}`);
   console.log(`one actor (one-state machine, create + start + stop): ${actorMicros().toFixed(1)} µs`);
+  console.log("floor: the least chart; structure: the actors and steps loopchart must have (batch machine, call machines, invoked execute and request actors)");
   for (const workload of workloads) {
     const warm = scaleWorkload(workload, WARMUP_FRACTION);
     await runFloor(warm);
+    await runFloor(warm, structureLoop);
     await measureRun(piEngine, warm);
-    const floor: number[] = [];
-    const pi: number[] = [];
+    await measureRun(loopchart, warm);
+    const runs = { floor: [] as number[], structure: [] as number[], pi: [] as number[], loopchart: [] as number[] };
     for (let round = 0; round < options.rounds; round += 1) {
       collectGarbage();
-      floor.push(await runFloor(workload));
-      pi.push((await measureRun(piEngine, workload)).wallMs);
+      runs.floor.push(await runFloor(workload));
+      collectGarbage();
+      runs.structure.push(await runFloor(workload, structureLoop));
+      runs.pi.push((await measureRun(piEngine, workload)).wallMs);
+      runs.loopchart.push((await measureRun(loopchart, workload)).wallMs);
     }
-    const floorMs = median(floor);
-    const piMs = median(pi);
+    const ms = { floor: median(runs.floor), structure: median(runs.structure), pi: median(runs.pi), loopchart: median(runs.loopchart) };
+    const calls = workload.toolTurns * workload.callsPerTurn;
+    // Beyond pi, per call (wide batches) and per turn (long runs): what each chart adds to pi's own work.
+    const per = (value: number) => (calls > workload.toolTurns * 4 ? `${(((value - ms.pi) * US_PER_MS) / calls).toFixed(1)} µs/call` : `${(((value - ms.pi) * US_PER_MS) / workload.toolTurns).toFixed(1)} µs/turn`);
     console.log(
-      `${workload.name} (${describeWorkload(workload)}): floor chart ${floorMs.toFixed(1)} ms, pi ${piMs.toFixed(1)} ms, floor/pi ${(floorMs / piMs).toFixed(2)}`,
+      `${workload.name} (${describeWorkload(workload)}): floor ${ms.floor.toFixed(1)} ms (${(ms.floor / ms.pi).toFixed(2)}× pi), ` +
+        `structure ${ms.structure.toFixed(1)} ms (${(ms.structure / ms.pi).toFixed(2)}×), loopchart ${ms.loopchart.toFixed(1)} ms (${(ms.loopchart / ms.pi).toFixed(2)}×), pi ${ms.pi.toFixed(1)} ms; ` +
+        `beyond pi: structure ${per(ms.structure)}, loopchart ${per(ms.loopchart)}`,
     );
   }
 }

@@ -63,6 +63,8 @@ import {
   prepareRequestInput,
   turnFailed,
   toolCallsOf,
+  withStreak,
+  withTools,
   turnHookInput,
   type AgentLoopContext,
   type AgentLoopInput,
@@ -76,6 +78,7 @@ export {
   type AgentLoopHooks,
   type AgentLoopInput,
   type AgentLoopOutput,
+  type RunSettings,
 } from "./loop-context.js";
 
 /**
@@ -119,7 +122,7 @@ export const agentLoopMachine = setup({
     toolBatch: toolBatchMachine,
   },
   delays: {
-    abortGrace: ({ context }) => context.abortGraceMs,
+    abortGrace: ({ context }) => context.settings.abortGraceMs,
   },
   guards: {
     notAborted: ({ context }) => !context.aborted,
@@ -131,26 +134,26 @@ export const agentLoopMachine = setup({
     hasToolCalls: ({ context }) => toolCallsOf(context.assistant).length > 0,
     isAborted: ({ context }) => context.aborted,
     wasAbandoned: ({ context }) => context.abandoned === true,
-    reachedMaxTurns: ({ context }) => context.maxTurns !== undefined && context.turn >= context.maxTurns,
+    reachedMaxTurns: ({ context }) => context.settings.maxTurns !== undefined && context.turn >= context.settings.maxTurns,
     reachedInvalidCallLimit: ({ context }) =>
-      context.invalidStreak !== undefined && context.invalidCallLimit > 0 && context.invalidStreak.count >= context.invalidCallLimit,
-    hintsInvalidCall: ({ context }) => context.onInvalidCallLimit === "hint" && context.invalidStreak?.hinted === false,
-    reachedBudget: ({ context }) => reachedBudget(context.budget, context.spent),
-    wrapsUp: ({ context }) => context.wrapUp !== undefined,
-    isWrapUpTurn: ({ context }) => context.wrappingUp !== undefined,
-    pollsSteering: ({ context }) => context.hooks.steering,
-    pollsFollowUp: ({ context }) => context.hooks.followUp,
-    asksShouldStop: ({ context }) => context.hooks.shouldStopAfterTurn,
-    preparesNextTurn: ({ context }) => context.hooks.prepareNextTurn,
-    preparesRequest: ({ context }) => context.hooks.prepareRequest,
+      context.limits.invalidStreak !== undefined && context.settings.invalidCallLimit > 0 && context.limits.invalidStreak.count >= context.settings.invalidCallLimit,
+    hintsInvalidCall: ({ context }) => context.settings.onInvalidCallLimit === "hint" && context.limits.invalidStreak?.hinted === false,
+    reachedBudget: ({ context }) => reachedBudget(context.settings.budget, context.limits.spent),
+    wrapsUp: ({ context }) => context.settings.wrapUp !== undefined,
+    isWrapUpTurn: ({ context }) => context.limits.wrappingUp !== undefined,
+    pollsSteering: ({ context }) => context.settings.hooks.steering,
+    pollsFollowUp: ({ context }) => context.settings.hooks.followUp,
+    asksShouldStop: ({ context }) => context.settings.hooks.shouldStopAfterTurn,
+    preparesNextTurn: ({ context }) => context.settings.hooks.prepareNextTurn,
+    preparesRequest: ({ context }) => context.settings.hooks.prepareRequest,
     /** The run has finishTurn and has not abandoned work after an abort (then it asks no further hook). */
-    asksFinishTurn: ({ context }) => context.hooks.finishTurn && context.abandoned !== true,
+    asksFinishTurn: ({ context }) => context.settings.hooks.finishTurn && context.abandoned !== true,
     /** A failed response, and the run asks finishTurn (which cannot save the turn). */
     finishesFailedTurn: ({ context }, response: AssistantMessage) =>
-      context.hooks.finishTurn && context.abandoned !== true && (response.stopReason === "error" || response.stopReason === "aborted"),
+      context.settings.hooks.finishTurn && context.abandoned !== true && (response.stopReason === "error" || response.stopReason === "aborted"),
     /** A response without tool calls, and the run asks finishTurn. */
     finishesAnsweredTurn: ({ context }, response: AssistantMessage) =>
-      context.hooks.finishTurn && context.abandoned !== true && toolCallsOf(response).length === 0,
+      context.settings.hooks.finishTurn && context.abandoned !== true && toolCallsOf(response).length === 0,
     turnFailed: ({ context }) => turnFailed(context),
     decidedToEnd: ({ context }) => context.turnDecision === "end",
     decidedToContinue: ({ context }) => context.turnDecision === "continue",
@@ -160,7 +163,7 @@ export const agentLoopMachine = setup({
     emitRunStart: enqueueActions(({ context, enqueue }) => {
       enqueue.emit({ type: "agent_start" });
       enqueue.emit({ type: "turn_start" });
-      for (const message of context.prompts) {
+      for (const message of context.settings.prompts) {
         enqueue.emit({ type: "message_start", message });
         enqueue.emit({ type: "message_end", message });
       }
@@ -186,7 +189,7 @@ export const agentLoopMachine = setup({
         toolResults: [],
         terminated: false,
         refusal: undefined,
-        ...(context.budget ? { spent: spentAfter(context.spent, params.message) } : {}),
+        ...(context.settings.budget ? { limits: { ...context.limits, spent: spentAfter(context.limits.spent, params.message) } } : {}),
         turnDecision: undefined,
       });
     }),
@@ -204,24 +207,24 @@ export const agentLoopMachine = setup({
      */
     appendBatchResults: assign(({ context }, output: ToolBatchOutput) => {
       const rejected = output.rejected ?? [];
-      const counts = context.refusal === undefined && (rejected.length > 0 || context.invalidStreak !== undefined);
+      const counts = context.refusal === undefined && (rejected.length > 0 || context.limits.invalidStreak !== undefined);
       const calls = toolCallsOf(context.assistant);
       return {
         ...appended(context, output.results),
         toolResults: output.results,
         terminated: output.terminates,
-        invalidStreak: counts ? streakAfterBatch(context.invalidStreak, calls, output.results, rejected) : context.invalidStreak,
+        ...(counts ? { limits: withStreak(context.limits, streakAfterBatch(context.limits.invalidStreak, calls, output.results, rejected)) } : {}),
       };
     }),
     /** A response without tool calls breaks the breaker's row. */
-    endInvalidStreak: assign({ invalidStreak: undefined }),
+    endInvalidStreak: assign(({ context }) => ({ limits: withStreak(context.limits, undefined) })),
     /** Queues the breaker's hint as a steering message and remembers the model was told. */
     queueInvalidCallHint: assign(({ context }, params: { message: AgentMessage }) => ({
       pending: context.pending.concat([params.message]),
-      invalidStreak: { ...(context.invalidStreak as InvalidCallStreak), hinted: true },
+      limits: withStreak(context.limits, { ...(context.limits.invalidStreak as InvalidCallStreak), hinted: true }),
     })),
     exitOnInvalidCalls: assign(({ context }) => {
-      const streak = context.invalidStreak as InvalidCallStreak;
+      const streak = context.limits.invalidStreak as InvalidCallStreak;
       return {
         exitReason: "invalidCalls" as ExitReason,
         errorMessage: `the model sent the same failing call to ${streak.toolName} ${streak.count} times in a row: ${streak.error}`,
@@ -229,10 +232,10 @@ export const agentLoopMachine = setup({
     }),
     /** The wrap-up request: its prompt is queued last, and the request declares no tools. */
     startWrapUp: assign(({ context }, params: { reason: "maxTurns" | "budget" }) => ({
-      wrappingUp: params.reason,
-      pending: context.pending.concat([wrapUpMessage((context.wrapUp as { prompt: string }).prompt)]),
+      limits: { ...context.limits, wrappingUp: params.reason },
+      pending: context.pending.concat([wrapUpMessage((context.settings.wrapUp as { prompt: string }).prompt)]),
     })),
-    exitAfterWrapUp: assign(({ context }) => ({ exitReason: (context.wrappingUp ?? "maxTurns") as ExitReason })),
+    exitAfterWrapUp: assign(({ context }) => ({ exitReason: (context.limits.wrappingUp ?? "maxTurns") as ExitReason })),
     setPending: assign((_, params: { messages: AgentMessage[] }) => ({ pending: params.messages ?? [] })),
     recordTurnDecision: assign((_, decision: TurnDecision | undefined) => ({ turnDecision: decision })),
     applyNextTurnUpdate: assign(({ context }, update: NextTurnUpdate | undefined) => {
@@ -242,9 +245,8 @@ export const agentLoopMachine = setup({
         messages: update.messages ? transcriptOf(update.messages) : context.messages,
         model: update.model ?? context.model,
         thinkingLevel: update.thinkingLevel ?? context.thinkingLevel,
-        sequentialTools: update.sequentialTools ?? context.sequentialTools,
         // A new tool list (it comes with its sequential tools) brings its own policies, or none.
-        toolPolicies: update.sequentialTools ? update.toolPolicies : context.toolPolicies,
+        settings: update.sequentialTools ? withTools(context.settings, update.sequentialTools, update.toolPolicies) : context.settings,
         pending: update.append && update.append.length > 0 ? [...update.append, ...context.pending] : context.pending,
       };
     }),
@@ -328,33 +330,36 @@ export const agentLoopMachine = setup({
     systemPrompt: input.systemPrompt,
     messages: transcriptOf(input.messages),
     newMessages: transcriptOf(input.prompts),
-    prompts: input.prompts,
     pending: [],
     model: input.model,
     thinkingLevel: input.thinkingLevel ?? "off",
-    toolExecution: input.toolExecution ?? "parallel",
-    sequentialTools: input.sequentialTools ?? [],
-    ...(input.maxTurns !== undefined ? { maxTurns: input.maxTurns } : {}),
-    hooks: {
-      beforeToolCall: input.hooks?.beforeToolCall ?? false,
-      afterToolCall: input.hooks?.afterToolCall ?? false,
-      steering: input.hooks?.steering ?? false,
-      followUp: input.hooks?.followUp ?? false,
-      shouldStopAfterTurn: input.hooks?.shouldStopAfterTurn ?? false,
-      prepareNextTurn: input.hooks?.prepareNextTurn ?? false,
-      prepareRequest: input.hooks?.prepareRequest ?? false,
-      finishTurn: input.hooks?.finishTurn ?? false,
-      needsApproval: input.hooks?.needsApproval ?? false,
+    settings: {
+      prompts: input.prompts,
+      toolExecution: input.toolExecution ?? "parallel",
+      sequentialTools: input.sequentialTools ?? [],
+      ...(input.maxTurns !== undefined ? { maxTurns: input.maxTurns } : {}),
+      hooks: {
+        beforeToolCall: input.hooks?.beforeToolCall ?? false,
+        afterToolCall: input.hooks?.afterToolCall ?? false,
+        steering: input.hooks?.steering ?? false,
+        followUp: input.hooks?.followUp ?? false,
+        shouldStopAfterTurn: input.hooks?.shouldStopAfterTurn ?? false,
+        prepareNextTurn: input.hooks?.prepareNextTurn ?? false,
+        prepareRequest: input.hooks?.prepareRequest ?? false,
+        finishTurn: input.hooks?.finishTurn ?? false,
+        needsApproval: input.hooks?.needsApproval ?? false,
+      },
+      abortGraceMs: input.abortGraceMs ?? ABORT_GRACE_MS,
+      invalidCallLimit: input.invalidCallLimit ?? DEFAULT_INVALID_CALL_LIMIT,
+      onInvalidCallLimit: input.onInvalidCallLimit ?? "stop",
+      ...(input.wrapUp !== undefined ? { wrapUp: input.wrapUp } : {}),
+      ...(input.budget !== undefined ? { budget: input.budget } : {}),
+      ...(input.toolPolicies !== undefined ? { toolPolicies: input.toolPolicies } : {}),
+      ...(input.maxParallelCalls !== undefined ? { maxParallelCalls: input.maxParallelCalls } : {}),
+      registersCalls: input.registersCalls === true,
     },
-    abortGraceMs: input.abortGraceMs ?? ABORT_GRACE_MS,
-    invalidCallLimit: input.invalidCallLimit ?? DEFAULT_INVALID_CALL_LIMIT,
-    onInvalidCallLimit: input.onInvalidCallLimit ?? "stop",
-    ...(input.wrapUp !== undefined ? { wrapUp: input.wrapUp } : {}),
-    ...(input.budget !== undefined ? { budget: input.budget } : {}),
-    ...(input.toolPolicies !== undefined ? { toolPolicies: input.toolPolicies } : {}),
-    ...(input.maxParallelCalls !== undefined ? { maxParallelCalls: input.maxParallelCalls } : {}),
+    limits: {},
     approvedTools: input.approvedTools ?? [],
-    registersCalls: input.registersCalls === true,
     turn: 1,
     toolResults: [],
     terminated: false,
@@ -446,7 +451,7 @@ export const agentLoopMachine = setup({
           model: context.model,
           thinkingLevel: context.thinkingLevel,
           turn: context.turn,
-          ...(context.wrappingUp !== undefined ? { withoutTools: true as const } : {}),
+          ...(context.limits.wrappingUp !== undefined ? { withoutTools: true as const } : {}),
         }),
       },
       on: {
@@ -637,7 +642,7 @@ export const agentLoopMachine = setup({
         id: "invalidCallHint",
         src: "invalidCallHint",
         input: ({ context }): InvalidCallHintInput => {
-          const streak = context.invalidStreak as InvalidCallStreak;
+          const streak = context.limits.invalidStreak as InvalidCallStreak;
           return { toolName: streak.toolName, error: streak.error, count: streak.count };
         },
         onDone: { target: "nextTurn", actions: { type: "queueInvalidCallHint", params: ({ event }) => ({ message: event.output }) } },

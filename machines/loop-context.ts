@@ -85,17 +85,16 @@ export interface AgentLoopInput {
   registersCalls?: boolean;
 }
 
-/** Context of the loop machine. Plain, JSON-serializable data, never changed in place: every change is a new value. */
-export interface AgentLoopContext {
-  systemPrompt: string;
-  /** The transcript the model sees (shared chunks; read it with `transcriptMessages`). */
-  messages: Transcript;
-  /** The messages this run added, prompts included. */
-  newMessages: Transcript;
+/**
+ * What a run is set up with, from its input (only `prepareNextTurn`'s new tool
+ * list replaces its sequential tools and tool policies). Grouped so the
+ * context stays a small object (V8 keeps an object XState copies on every
+ * `assign` fast only below 20 properties; past that each assign and read is a
+ * hash-table operation).
+ */
+export interface RunSettings {
+  /** Prompts of a prompt run; emitted as messages at the start. */
   prompts: AgentMessage[];
-  pending: AgentMessage[];
-  model: Model;
-  thinkingLevel: ThinkingLevel;
   toolExecution: ToolExecutionMode;
   sequentialTools: string[];
   maxTurns?: number;
@@ -104,20 +103,51 @@ export interface AgentLoopContext {
   abortGraceMs: number;
   invalidCallLimit: number;
   onInvalidCallLimit: "stop" | "hint";
-  /** The same failing call the model keeps sending, while it does. */
-  invalidStreak?: InvalidCallStreak;
   wrapUp?: { prompt: string };
-  /** Set during the wrap-up request: the exit reason the run ends with after it. */
-  wrappingUp?: "maxTurns" | "budget";
   budget?: RunBudget;
-  /** What the responses used so far (only with a budget). */
-  spent?: BudgetSpent;
   toolPolicies?: ToolPolicies;
   maxParallelCalls?: number;
-  /** Tools approved for good (the input's, and every `tool.approve` with `always`): their calls do not wait. */
-  approvedTools: string[];
   /** See {@link AgentLoopInput.registersCalls}. */
   registersCalls: boolean;
+}
+
+/** Where a run stands against its policies; each field only once it applies. */
+export interface LimitsState {
+  /** The same failing call the model keeps sending, while it does. */
+  invalidStreak?: InvalidCallStreak;
+  /** Set during the wrap-up request: the exit reason the run ends with after it. */
+  wrappingUp?: "maxTurns" | "budget";
+  /** What the responses used so far (only with a budget). */
+  spent?: BudgetSpent;
+}
+
+/** `limits` with the breaker's row replaced (or ended, with `undefined`). */
+export function withStreak(limits: LimitsState, invalidStreak: InvalidCallStreak | undefined): LimitsState {
+  const { invalidStreak: _replaced, ...rest } = limits;
+  return invalidStreak ? { ...rest, invalidStreak } : rest;
+}
+
+/** `settings` for a new tool list: its sequential tools and its policies (or none). */
+export function withTools(settings: RunSettings, sequentialTools: string[], toolPolicies: ToolPolicies | undefined): RunSettings {
+  const { toolPolicies: _replaced, ...rest } = settings;
+  return { ...rest, sequentialTools, ...(toolPolicies ? { toolPolicies } : {}) };
+}
+
+/** Context of the loop machine. Plain, JSON-serializable data, never changed in place: every change is a new value. */
+export interface AgentLoopContext {
+  systemPrompt: string;
+  /** The transcript the model sees (shared chunks; read it with `transcriptMessages`). */
+  messages: Transcript;
+  /** The messages this run added, prompts included. */
+  newMessages: Transcript;
+  pending: AgentMessage[];
+  model: Model;
+  thinkingLevel: ThinkingLevel;
+  settings: RunSettings;
+  /** Where the run stands against its policies (empty when none applies). */
+  limits: LimitsState;
+  /** Tools approved for good (the input's, and every `tool.approve` with `always`): their calls do not wait. */
+  approvedTools: string[];
   /** Turns started so far. */
   turn: number;
   assistant?: AssistantMessage;
@@ -173,11 +203,12 @@ export function batchInput(context: AgentLoopContext): ToolBatchInput {
   const assistant = context.assistant as AssistantMessage;
   const calls = toolCallsOf(assistant);
   const refused = context.refusal !== undefined;
-  const hooks = { beforeToolCall: context.hooks.beforeToolCall, afterToolCall: context.hooks.afterToolCall, needsApproval: context.hooks.needsApproval };
-  const mode = refused ? "parallel" : batchModeOf(calls, context.toolExecution, context.sequentialTools);
+  const hooks = { beforeToolCall: context.settings.hooks.beforeToolCall, afterToolCall: context.settings.hooks.afterToolCall, needsApproval: context.settings.hooks.needsApproval };
+  const mode = refused ? "parallel" : batchModeOf(calls, context.settings.toolExecution, context.settings.sequentialTools);
+  const { maxParallelCalls, toolPolicies } = context.settings;
   const caps =
-    mode === "parallel" && !refused && (context.maxParallelCalls !== undefined || context.toolPolicies !== undefined)
-      ? capsFor(calls, context.toolPolicies?.concurrency, context.maxParallelCalls)
+    mode === "parallel" && !refused && (maxParallelCalls !== undefined || toolPolicies !== undefined)
+      ? capsFor(calls, toolPolicies?.concurrency, maxParallelCalls)
       : undefined;
   return {
     calls,
@@ -188,10 +219,10 @@ export function batchInput(context: AgentLoopContext): ToolBatchInput {
       ? { hookScope: { assistantMessage: assistant, systemPrompt: context.systemPrompt, messages: context.messages } }
       : {}),
     aborted: context.aborted,
-    abortGraceMs: context.abortGraceMs,
+    abortGraceMs: context.settings.abortGraceMs,
     ...(context.approvedTools.length > 0 ? { approvedTools: context.approvedTools } : {}),
-    ...(context.toolPolicies && Object.keys(context.toolPolicies.calls).length > 0 ? { policies: context.toolPolicies.calls } : {}),
-    ...(context.registersCalls ? { registersCalls: true } : {}),
+    ...(context.settings.toolPolicies && Object.keys(context.settings.toolPolicies.calls).length > 0 ? { policies: context.settings.toolPolicies.calls } : {}),
+    ...(context.settings.registersCalls ? { registersCalls: true } : {}),
     ...(caps ? { caps } : {}),
   };
 }
@@ -231,7 +262,7 @@ export function abandonWarning(context: AgentLoopContext, waitingOn: string): Ex
   return {
     type: "warning",
     reason: "abandoned",
-    message: `${waitingOn} did not honour the abort within ${context.abortGraceMs} ms; the run stopped waiting, and a late settle will be ignored`,
+    message: `${waitingOn} did not honour the abort within ${context.settings.abortGraceMs} ms; the run stopped waiting, and a late settle will be ignored`,
   };
 }
 

@@ -154,20 +154,16 @@ export interface ToolBatchOutput {
   rejected: number[];
 }
 
-/** Context of a tool batch. JSON-serializable. */
-export interface ToolBatchContext {
-  calls: ToolCall[];
-  actorIds: string[];
+/**
+ * How a batch is laid out and run; fixed when it starts. (Grouped, like
+ * {@link BatchCallSettings}, so the context stays a small object: V8 keeps an
+ * object XState copies on every `assign` fast only below 20 properties.)
+ */
+export interface BatchLayout {
+  /** Source index of `calls[0]`. */
   offset: number;
   mode: BatchMode;
-  refusal?: string;
-  hooks: ToolBatchHooks;
-  hookScope?: CallHookScope;
-  approvedTools: string[];
-  policies?: Record<string, ToolCallPolicy>;
-  registersCalls: boolean;
-  aborted: boolean;
-  abortGraceMs: number;
+  /** A slice of a larger batch: reports to its parent batch like a call, emits no result messages. */
   slice: boolean;
   /** Most children this machine parents. */
   fanOut: number;
@@ -177,6 +173,43 @@ export interface ToolBatchContext {
   sliceSize: number;
   /** Members (calls, or slices) in source order. */
   members: number;
+  abortGraceMs: number;
+  /** A capped batch (and its slices): the caps. Absent on every uncapped batch. */
+  caps?: CallCaps;
+  /** A capped batch of a response: the largest source index of a call whose tool has no cap of its own (-1: none). */
+  lastUncapped?: number;
+}
+
+/** Where a capped batch is with its calls (absent on every uncapped batch). */
+export interface BatchQueue {
+  /**
+   * Source indexes of prepared calls waiting for room, ascending, from `head` on
+   * (a slice's, until it hands them up with its `tool.prepared`).
+   */
+  queued: number[];
+  /** How many entries at the start of `queued` were released (so a release in order copies nothing). */
+  head: number;
+  /** The batch of a response: released calls that have not settled, counted by tool name. */
+  executing: Record<string, number>;
+}
+
+/** What every call of the batch is spawned with. */
+export interface BatchCallSettings {
+  hooks: ToolBatchHooks;
+  hookScope?: CallHookScope;
+  refusal?: string;
+  approvedTools: string[];
+  policies?: Record<string, ToolCallPolicy>;
+  registersCalls: boolean;
+}
+
+/** Context of a tool batch. JSON-serializable. */
+export interface ToolBatchContext {
+  calls: ToolCall[];
+  actorIds: string[];
+  layout: BatchLayout;
+  callSettings: BatchCallSettings;
+  aborted: boolean;
   /** Members spawned so far (in source order). */
   started: number;
   /** Prepared members waiting for the go. */
@@ -190,19 +223,8 @@ export interface ToolBatchContext {
   allTerminate: boolean;
   /** Source indexes of the calls rejected in preparation so far (in settling order). */
   rejected: number[];
-  /** A capped batch (and its slices): the caps. Absent on every uncapped batch. */
-  caps?: CallCaps;
-  /**
-   * A capped batch: source indexes of prepared calls waiting for room, ascending,
-   * from `queueHead` on (a slice's, until it reports them).
-   */
-  queued?: number[];
-  /** A capped batch of a response: how many entries at the start of `queued` were released (so a release in order copies nothing). */
-  queueHead?: number;
-  /** A capped batch of a response: released calls that have not settled, counted by tool name. */
-  executing?: Record<string, number>;
-  /** A capped batch of a response: the largest source index of a call whose tool has no cap of its own (-1: none). */
-  lastUncapped?: number;
+  /** A capped batch: its queue and released calls. */
+  queue?: BatchQueue;
 }
 
 /** Events a batch accepts: its calls' (and slices') reports, its parent's go, and the run's abort. */
@@ -226,49 +248,49 @@ export function sliceSizeFor(count: number, fanOut = SLICE_SIZE): number {
 export const sliceId = (member: number): string => `slice-${member}`;
 
 const memberId = (context: ToolBatchContext, member: number): string =>
-  context.sliceSize === 0 ? (context.actorIds[member] as string) : sliceId(member);
+  context.layout.sliceSize === 0 ? (context.actorIds[member] as string) : sliceId(member);
 
 /** The member a source index belongs to. */
 const memberOf = (context: ToolBatchContext, index: number): number =>
-  context.sliceSize === 0 ? index - context.offset : Math.floor((index - context.offset) / context.sliceSize);
+  context.layout.sliceSize === 0 ? index - context.layout.offset : Math.floor((index - context.layout.offset) / context.layout.sliceSize);
 
 /** The spawn of member `member`: a call, or a slice of the calls. */
 function memberSpawn(context: ToolBatchContext, member: number): { src: "toolCall" | "toolBatch"; id: string; systemId?: string; input: ToolCallInput | ToolBatchInput } {
-  if (context.sliceSize === 0) {
+  if (context.layout.sliceSize === 0) {
     const id = context.actorIds[member] as string;
     const name = (context.calls[member] as ToolCall).name;
-    const policy = context.policies && Object.hasOwn(context.policies, name) ? context.policies[name] : undefined;
+    const policy = context.callSettings.policies && Object.hasOwn(context.callSettings.policies, name) ? context.callSettings.policies[name] : undefined;
     const input: ToolCallInput = {
       toolCall: context.calls[member] as ToolCall,
-      index: context.offset + member,
-      hooks: context.hooks,
-      reportsPreparation: context.handshake,
-      ...(!context.handshake && context.refusal === undefined ? { proceeds: true } : {}),
-      ...(context.hookScope ? { hookScope: context.hookScope } : {}),
-      ...(context.refusal !== undefined ? { refusal: context.refusal } : {}),
-      ...(context.approvedTools.includes(name) ? { preapproved: true } : {}),
+      index: context.layout.offset + member,
+      hooks: context.callSettings.hooks,
+      reportsPreparation: context.layout.handshake,
+      ...(!context.layout.handshake && context.callSettings.refusal === undefined ? { proceeds: true } : {}),
+      ...(context.callSettings.hookScope ? { hookScope: context.callSettings.hookScope } : {}),
+      ...(context.callSettings.refusal !== undefined ? { refusal: context.callSettings.refusal } : {}),
+      ...(context.callSettings.approvedTools.includes(name) ? { preapproved: true } : {}),
       ...(policy ? { policy } : {}),
     };
-    return { src: "toolCall", id, ...(context.registersCalls ? { systemId: callSystemId(id) } : {}), input };
+    return { src: "toolCall", id, ...(context.callSettings.registersCalls ? { systemId: callSystemId(id) } : {}), input };
   }
-  const from = member * context.sliceSize;
-  const to = from + context.sliceSize;
+  const from = member * context.layout.sliceSize;
+  const to = from + context.layout.sliceSize;
   const input: ToolBatchInput = {
     calls: context.calls.slice(from, to),
     actorIds: context.actorIds.slice(from, to),
-    offset: context.offset + from,
+    offset: context.layout.offset + from,
     mode: "parallel",
-    hooks: context.hooks,
+    hooks: context.callSettings.hooks,
     aborted: context.aborted,
-    abortGraceMs: context.abortGraceMs,
+    abortGraceMs: context.layout.abortGraceMs,
     slice: true,
-    fanOut: context.fanOut,
-    ...(context.approvedTools.length > 0 ? { approvedTools: context.approvedTools } : {}),
-    ...(context.policies ? { policies: context.policies } : {}),
-    ...(context.registersCalls ? { registersCalls: true } : {}),
-    ...(context.hookScope ? { hookScope: context.hookScope } : {}),
-    ...(context.refusal !== undefined ? { refusal: context.refusal } : {}),
-    ...(context.caps ? { caps: context.caps } : {}),
+    fanOut: context.layout.fanOut,
+    ...(context.callSettings.approvedTools.length > 0 ? { approvedTools: context.callSettings.approvedTools } : {}),
+    ...(context.callSettings.policies ? { policies: context.callSettings.policies } : {}),
+    ...(context.callSettings.registersCalls ? { registersCalls: true } : {}),
+    ...(context.callSettings.hookScope ? { hookScope: context.callSettings.hookScope } : {}),
+    ...(context.callSettings.refusal !== undefined ? { refusal: context.callSettings.refusal } : {}),
+    ...(context.layout.caps ? { caps: context.layout.caps } : {}),
   };
   return { src: "toolBatch", id: sliceId(member), input };
 }
@@ -294,7 +316,10 @@ function sortedPosition(sorted: readonly number[], value: number, from = 0): num
 }
 
 /** The tool name of the call with source index `index`. */
-const toolNameAt = (context: ToolBatchContext, index: number): string => (context.calls[index - context.offset] as ToolCall).name;
+const toolNameAt = (context: ToolBatchContext, index: number): string => (context.calls[index - context.layout.offset] as ToolCall).name;
+
+/** A capped batch's queue (an empty one for a batch without caps, which never reads it). */
+const queueOf = (context: ToolBatchContext): BatchQueue => context.queue ?? { queued: [], head: 0, executing: {} };
 
 /**
  * What a capped batch sends towards the call with source index `index`, to the
@@ -305,7 +330,7 @@ const toolNameAt = (context: ToolBatchContext, index: number): string => (contex
 function towardsCall(context: ToolBatchContext, index: number, execute: boolean): { to: string; event: BatchToToolCallEvent | BatchToSliceEvent } | undefined {
   const member = memberOf(context, index);
   if (context.slots[member] !== null) return undefined;
-  if (context.sliceSize === 0) {
+  if (context.layout.sliceSize === 0) {
     return { to: context.actorIds[member] as string, event: execute ? { type: "call.execute" } : { type: "call.cancel", reason: ABORTED_MESSAGE } };
   }
   return { to: sliceId(member), event: { type: execute ? "slice.execute" : "slice.cancel", index } };
@@ -329,7 +354,7 @@ function resultMessage(event: Extract<ToolCallToBatchEvent, { type: "tool.settle
 
 /** Every result so far, in source order. */
 function resultsOf(context: ToolBatchContext): ToolResultMessage[] {
-  if (context.mode === "sequential") return transcriptMessages(context.ordered).slice() as ToolResultMessage[];
+  if (context.layout.mode === "sequential") return transcriptMessages(context.ordered).slice() as ToolResultMessage[];
   const results: ToolResultMessage[] = [];
   for (const slot of context.slots) if (slot) for (const result of slot) results.push(result);
   return results;
@@ -338,7 +363,7 @@ function resultsOf(context: ToolBatchContext): ToolResultMessage[] {
 /** Unsettled members told to start (they may be running, or waiting for their go). */
 function unsettledStarted(context: ToolBatchContext): number[] {
   const members: number[] = [];
-  if (context.mode === "sequential") {
+  if (context.layout.mode === "sequential") {
     if (context.started > context.settled) members.push(context.started - 1);
     return members;
   }
@@ -349,14 +374,14 @@ function unsettledStarted(context: ToolBatchContext): number[] {
 /** The `warning` a batch emits when the run stops waiting on its unsettled calls after an abort. */
 function abandonWarning(context: ToolBatchContext): Extract<AgentEvent, { type: "warning" }> {
   const pending = unsettledStarted(context).flatMap((member) => {
-    const calls = context.sliceSize === 0 ? [context.calls[member] as ToolCall] : context.calls.slice(member * context.sliceSize, (member + 1) * context.sliceSize);
+    const calls = context.layout.sliceSize === 0 ? [context.calls[member] as ToolCall] : context.calls.slice(member * context.layout.sliceSize, (member + 1) * context.layout.sliceSize);
     return calls.map((call) => `tool call "${call.name}" (id ${call.id})`);
   });
   const what = pending.length > 0 ? pending.join(", ") : "work in flight";
   return {
     type: "warning",
     reason: "abandoned",
-    message: `${what} did not honour the abort within ${context.abortGraceMs} ms; the run stopped waiting, and a late settle will be ignored`,
+    message: `${what} did not honour the abort within ${context.layout.abortGraceMs} ms; the run stopped waiting, and a late settle will be ignored`,
   };
 }
 
@@ -378,24 +403,24 @@ const toolBatchDefinition = setup({
     toolBatch: sliceStandIn,
   },
   guards: {
-    isSequential: ({ context }) => context.mode === "sequential",
-    isCapped: ({ context }) => context.caps !== undefined,
-    needsHandshake: ({ context }) => context.handshake,
-    isSlice: ({ context }) => context.slice,
-    allStarted: ({ context }) => context.started >= context.members,
-    allSettled: ({ context }) => context.settled >= context.members,
+    isSequential: ({ context }) => context.layout.mode === "sequential",
+    isCapped: ({ context }) => context.layout.caps !== undefined,
+    needsHandshake: ({ context }) => context.layout.handshake,
+    isSlice: ({ context }) => context.layout.slice,
+    allStarted: ({ context }) => context.started >= context.layout.members,
+    allSettled: ({ context }) => context.settled >= context.layout.members,
     /** The report is from the member preparing now (not from one cancelled while it waited for its go). */
     isCurrent: ({ context }, params: { index: number }) => memberOf(context, params.index) === context.started - 1,
   },
   actions: {
     /** Spawns every member at once, in source order (parallel batches without a handshake). */
     spawnAll: enqueueActions(({ context, enqueue }) => {
-      for (let member = 0; member < context.members; member += 1) {
+      for (let member = 0; member < context.layout.members; member += 1) {
         const { src, id, systemId, input } = memberSpawn(context, member);
         if (src === "toolCall") enqueue.spawnChild("toolCall", { id, ...(systemId ? { systemId } : {}), input: input as ToolCallInput });
         else enqueue.spawnChild("toolBatch", { id, input: input as ToolBatchInput });
       }
-      enqueue.assign({ started: context.members });
+      enqueue.assign({ started: context.layout.members });
     }),
     /** Spawns the next member: its turn to prepare has come. */
     spawnNext: enqueueActions(({ context, enqueue }) => {
@@ -422,7 +447,7 @@ const toolBatchDefinition = setup({
       const allTerminate = context.allTerminate && params.result.terminate === true;
       const message = resultMessage(params);
       const rejected = params.rejected !== undefined ? [...context.rejected, params.index] : context.rejected;
-      if (context.mode === "sequential") {
+      if (context.layout.mode === "sequential") {
         if (member !== context.settled) return;
         enqueue.emit({ type: "message_start", message });
         enqueue.emit({ type: "message_end", message });
@@ -446,7 +471,7 @@ const toolBatchDefinition = setup({
     }),
     /** A slice's whole run of calls is prepared: report it to the parent batch, as a call does. */
     reportPrepared: enqueueActions(({ context, enqueue }) => {
-      enqueue.sendParent({ type: "tool.prepared", toolCallId: context.calls[0]?.id ?? "", index: context.offset } satisfies ToolCallToBatchEvent);
+      enqueue.sendParent({ type: "tool.prepared", toolCallId: context.calls[0]?.id ?? "", index: context.layout.offset } satisfies ToolCallToBatchEvent);
     }),
     /**
      * Capped: a member is prepared. A call's index joins the queue; a slice's
@@ -454,14 +479,15 @@ const toolBatchDefinition = setup({
      * stays ascending).
      */
     queuePrepared: assign(({ context }, params: Extract<ToolCallToBatchEvent, { type: "tool.prepared" }>) => {
-      const queued = context.queued ?? [];
-      if (context.sliceSize === 0) return { queued: [...queued, params.index] };
-      return params.queued === undefined || params.queued.length === 0 ? {} : { queued: queued.concat(params.queued) };
+      const queue = queueOf(context);
+      if (context.layout.sliceSize === 0) return { queue: { ...queue, queued: [...queue.queued, params.index] } };
+      return params.queued === undefined || params.queued.length === 0 ? {} : { queue: { ...queue, queued: queue.queued.concat(params.queued) } };
     }),
     /** A slice of a capped batch whose calls are prepared: hands its queue to its parent (which releases them from now on). */
     reportQueued: enqueueActions(({ context, enqueue }) => {
-      enqueue.sendParent({ type: "tool.prepared", toolCallId: context.calls[0]?.id ?? "", index: context.offset, queued: context.queued ?? [] } satisfies ToolCallToBatchEvent);
-      enqueue.assign({ queued: [] });
+      const queue = queueOf(context);
+      enqueue.sendParent({ type: "tool.prepared", toolCallId: context.calls[0]?.id ?? "", index: context.layout.offset, queued: queue.queued } satisfies ToolCallToBatchEvent);
+      enqueue.assign({ queue: { ...queue, queued: [] } });
     }),
     /**
      * Capped: the call with source index `index` settled. Still queued here (a
@@ -471,20 +497,19 @@ const toolBatchDefinition = setup({
      * every count is 0 then).
      */
     noteCallSettled: enqueueActions(({ context, enqueue }, params: { index: number }) => {
-      const queued = context.queued ?? [];
-      const head = context.queueHead ?? 0;
-      const position = sortedPosition(queued, params.index, head);
+      const queue = queueOf(context);
+      const position = sortedPosition(queue.queued, params.index, queue.head);
       if (position >= 0) {
-        enqueue.assign({ queued: queued.slice(head, position).concat(queued.slice(position + 1)), ...(context.slice ? {} : { queueHead: 0 }) });
+        enqueue.assign({ queue: { ...queue, queued: queue.queued.slice(queue.head, position).concat(queue.queued.slice(position + 1)), head: 0 } });
         return;
       }
-      if (context.slice) {
+      if (context.layout.slice) {
         enqueue.sendParent({ type: "slice.callSettled", index: params.index } satisfies SliceToBatchEvent);
         return;
       }
       const name = toolNameAt(context, params.index);
-      const count = context.executing?.[name] ?? 0;
-      if (count > 0) enqueue.assign({ executing: { ...context.executing, [name]: count - 1 } });
+      const count = queue.executing[name] ?? 0;
+      if (count > 0) enqueue.assign({ queue: { ...queue, executing: { ...queue.executing, [name]: count - 1 } } });
     }),
     /**
      * Capped, the batch of the response: releases the queued calls that fit the
@@ -493,30 +518,29 @@ const toolBatchDefinition = setup({
      * has not handed up yet): it never starts.
      */
     releaseQueued: enqueueActions(({ context, enqueue }) => {
-      const queued = context.queued ?? [];
-      const head = context.queueHead ?? 0;
-      if (context.caps === undefined || queued.length <= head || (context.slice && !context.aborted)) return;
+      const queue = queueOf(context);
+      const { caps } = context.layout;
+      if (caps === undefined || queue.queued.length <= queue.head || (context.layout.slice && !context.aborted)) return;
       if (context.aborted) {
-        for (let position = head; position < queued.length; position += 1) {
-          const target = towardsCall(context, queued[position] as number, false);
+        for (let position = queue.head; position < queue.queued.length; position += 1) {
+          const target = towardsCall(context, queue.queued[position] as number, false);
           if (target) enqueue.sendTo(target.to, target.event);
         }
-        enqueue.assign({ queued: [], ...(context.slice ? {} : { queueHead: 0 }) });
+        enqueue.assign({ queue: { ...queue, queued: [], head: 0 } });
         return;
       }
-      const executing = context.executing ?? {};
       const nameOf = (index: number) => toolNameAt(context, index);
-      const { release, kept, end } = scanReleasable(context.caps, executing, queued, head, nameOf, context.lastUncapped);
+      const { release, kept, end } = scanReleasable(caps, queue.executing, queue.queued, queue.head, nameOf, context.layout.lastUncapped);
       if (release.length === 0) return;
-      // Released in order from the head: move the head; else the queue is what was passed over and what was not looked at.
-      const rest = kept.length === 0 ? { queueHead: end } : { queued: kept.concat(queued.slice(end)), queueHead: 0 };
       for (const index of release) {
         const target = towardsCall(context, index, true);
         if (target) enqueue.sendTo(target.to, target.event);
       }
-      const counts = { ...executing };
-      for (const index of release) counts[nameOf(index)] = (counts[nameOf(index)] ?? 0) + 1;
-      enqueue.assign({ ...rest, executing: counts });
+      const executing = { ...queue.executing };
+      for (const index of release) executing[nameOf(index)] = (executing[nameOf(index)] ?? 0) + 1;
+      // Released in order from the head: move the head; else the queue is what was passed over and what was not looked at.
+      const rest = kept.length === 0 ? { queued: queue.queued, head: end } : { queued: kept.concat(queue.queued.slice(end)), head: 0 };
+      enqueue.assign({ queue: { ...rest, executing } });
     }),
     /** A slice of a capped batch: passes its parent's go (or cancel) for one call on to the member that holds it. */
     passToCall: enqueueActions(({ context, enqueue }, params: BatchToSliceEvent) => {
@@ -527,7 +551,7 @@ const toolBatchDefinition = setup({
     /** Tells every started, unsettled member the run was aborted: a call awaiting approval settles aborted, the others ignore it; a slice passes it on. */
     abortUnsettled: enqueueActions(({ context, enqueue }) => {
       for (const member of unsettledStarted(context)) {
-        enqueue.sendTo(memberId(context, member), context.sliceSize === 0 ? { type: "call.abort", reason: ABORTED_MESSAGE } : { type: "run.abort" });
+        enqueue.sendTo(memberId(context, member), context.layout.sliceSize === 0 ? { type: "call.abort", reason: ABORTED_MESSAGE } : { type: "run.abort" });
       }
     }),
     /** Cancels every started member that has not settled: each settles with the aborted result. */
@@ -538,7 +562,7 @@ const toolBatchDefinition = setup({
     warnAbandoned: emit(({ context }) => abandonWarning(context)),
     /** The batch of a response emits its results' messages once all settled (parallel; sequential ones were emitted as they settled). */
     emitResults: enqueueActions(({ context, enqueue }) => {
-      if (context.slice || context.mode === "sequential") return;
+      if (context.layout.slice || context.layout.mode === "sequential") return;
       for (const message of resultsOf(context)) {
         enqueue.emit({ type: "message_start", message });
         enqueue.emit({ type: "message_end", message });
@@ -558,21 +582,26 @@ const toolBatchDefinition = setup({
     return {
       calls: input.calls,
       actorIds: input.actorIds ?? uniqueActorIds(input.calls),
-      offset,
-      mode: input.mode,
-      ...(input.refusal !== undefined ? { refusal: input.refusal } : {}),
-      hooks: input.hooks,
-      ...(input.hookScope ? { hookScope: input.hookScope } : {}),
-      approvedTools: input.approvedTools ?? [],
-      ...(input.policies ? { policies: input.policies } : {}),
-      registersCalls: input.registersCalls === true,
+      layout: {
+        offset,
+        mode: input.mode,
+        slice: input.slice === true,
+        fanOut,
+        handshake: input.refusal === undefined && (input.mode === "sequential" || input.hooks.beforeToolCall || aborted || caps !== undefined),
+        sliceSize,
+        members,
+        abortGraceMs: input.abortGraceMs ?? 0,
+        ...(caps ? { caps, ...(input.slice === true ? {} : { lastUncapped: lastUncappedOf(input.calls, caps, offset) }) } : {}),
+      },
+      callSettings: {
+        hooks: input.hooks,
+        ...(input.hookScope ? { hookScope: input.hookScope } : {}),
+        ...(input.refusal !== undefined ? { refusal: input.refusal } : {}),
+        approvedTools: input.approvedTools ?? [],
+        ...(input.policies ? { policies: input.policies } : {}),
+        registersCalls: input.registersCalls === true,
+      },
       aborted,
-      abortGraceMs: input.abortGraceMs ?? 0,
-      slice: input.slice === true,
-      fanOut,
-      handshake: input.refusal === undefined && (input.mode === "sequential" || input.hooks.beforeToolCall || aborted || caps !== undefined),
-      sliceSize,
-      members,
       started: 0,
       waiting: [],
       slots: input.mode === "sequential" ? [] : Array.from({ length: members }, () => null),
@@ -580,7 +609,7 @@ const toolBatchDefinition = setup({
       settled: 0,
       allTerminate: true,
       rejected: [],
-      ...(caps ? { caps, queued: [], ...(input.slice === true ? {} : { queueHead: 0, executing: {}, lastUncapped: lastUncappedOf(input.calls, caps, offset) }) } : {}),
+      ...(caps ? { queue: { queued: [], head: 0, executing: {} } } : {}),
     };
   },
   on: {
@@ -749,9 +778,9 @@ const toolBatchDefinition = setup({
     },
   },
   output: ({ context }) => ({
-    offset: context.offset,
+    offset: context.layout.offset,
     results: resultsOf(context),
-    terminates: context.refusal === undefined && context.calls.length > 0 && context.allTerminate,
+    terminates: context.callSettings.refusal === undefined && context.calls.length > 0 && context.allTerminate,
     rejected: context.rejected.slice().sort((a, b) => a - b),
   }),
 });

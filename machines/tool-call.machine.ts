@@ -2,11 +2,11 @@
  * One tool call, as its own actor:
  *
  *   starting ─┬─ (refused) ─────────────────────────────────────────────────────────▶ done
- *             ├─ preparesAsynchronously ─▶ preparing ─┐ (settled: unknown, invalid, blocked, aborted ─▶ done)
- *             └─ (prepareArguments) ─▶ checked ───────┴─┬─ (asks approval) ─▶ awaitingApproval ─┬─ call.approve ─▶ prepared | executing
- *                                                       │                                       └─ call.reject / call.abort ─▶ done
- *                                                       ├─ (handshake) ─▶ prepared ─ call.execute ─▶ executing
- *                                                       └─ (proceeds) ─────────────────────────────▶ executing
+ *   (announces; ├─ preparesAsynchronously ─▶ preparing ─┐ (settled: unknown, invalid, blocked, aborted ─▶ done)
+ *   prepares    └─ (prepared on entry) ─────────────────┴─┬─ (asks approval) ─▶ awaitingApproval ─┬─ call.approve ─▶ prepared | executing
+ *   synchronously)                                        │                                       └─ call.reject / call.abort ─▶ done
+ *                                                         ├─ (handshake) ─▶ prepared ─ call.execute ─▶ executing
+ *                                                         └─ (proceeds) ─────────────────────────────▶ executing
  *   executing ─┬─ retries ─▶ waitingToRetry ─ (backoff) ─▶ executing
  *              ├─ consultsAfterHook ─▶ finalizing ─▶ done
  *              └─▶ done
@@ -248,18 +248,22 @@ export const toolCallMachine = setup({
     "call.preapprove": { actions: "markPreapproved" },
   },
   states: {
+    // Every call is announced as it starts; one prepared synchronously is prepared here too,
+    // so the transitions below read what preparation ended with.
     starting: {
+      entry: [
+        "announceStart",
+        // Preparation without an actor (`prepareArguments`), unless the call is refused or its
+        // preparation asks `beforeToolCall` or a `needsApproval` function (the `prepareCall` actor does).
+        enqueueActions(({ check, enqueue }) => {
+          if (!check("isRefused") && !check("preparesAsynchronously")) enqueue("prepareArguments");
+        }),
+      ],
       always: [
         // A refused call (length truncation) settles without preparing.
-        { guard: "isRefused", target: "done", actions: ["announceStart", "settleWithRefusal"] },
+        { guard: "isRefused", target: "done", actions: "settleWithRefusal" },
         // beforeToolCall and needsApproval functions are asked in the prepareCall actor.
         { guard: "preparesAsynchronously", target: "preparing" },
-        // Otherwise preparation is synchronous: an action, not an actor and an event.
-        { target: "checked", actions: ["announceStart", "prepareArguments"] },
-      ],
-    },
-    checked: {
-      always: [
         { guard: "hasSettled", target: "done" },
         { guard: "waitsForApproval", target: "awaitingApproval" },
         { guard: "proceedsWithTimeout", target: "executingWithTimeout" },
@@ -268,7 +272,6 @@ export const toolCallMachine = setup({
       ],
     },
     preparing: {
-      entry: "announceStart",
       on: { "call.cancel": { target: "done", actions: cancelled } },
       invoke: {
         id: "prepareCall",

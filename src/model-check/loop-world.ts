@@ -808,12 +808,10 @@ function abstractCall(context: unknown): unknown {
 
 /** A tool batch's context without the calls' payload: its progress and how each member settled. */
 function abstractBatch(context: unknown): unknown {
-  const { started, waiting, queued, queueHead, executing, settled, aborted, allTerminate, slots, ordered } = context as {
+  const { started, waiting, queue, settled, aborted, allTerminate, slots, ordered } = context as {
     started: number;
     waiting: number[];
-    queued?: number[];
-    queueHead?: number;
-    executing?: Record<string, number>;
+    queue?: { queued: number[]; head: number; executing: Record<string, number> };
     settled: number;
     aborted: boolean;
     allTerminate: boolean;
@@ -828,7 +826,7 @@ function abstractBatch(context: unknown): unknown {
     allTerminate,
     slots.map((slot) => (slot === null ? null : slot.map(resultKind))),
     ordered.length,
-    ...(queued !== undefined ? [queued.slice(queueHead ?? 0), executing ?? null] : []),
+    ...(queue !== undefined ? [queue.queued.slice(queue.head), queue.executing] : []),
   ];
 }
 

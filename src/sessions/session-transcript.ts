@@ -17,7 +17,7 @@ export function sessionTranscript(stored: StoredSession): AgentMessage[] {
 /** The part of a persisted snapshot read here: the loop's transcript, and a tool batch's results under its children. */
 interface BatchView {
   status?: string;
-  context?: { messages?: unknown; mode?: string; ordered?: unknown };
+  context?: { messages?: unknown; layout?: { mode?: string }; ordered?: unknown };
   children?: Record<string, { snapshot?: BatchView } | undefined>;
 }
 
@@ -32,7 +32,7 @@ function emittedBatchResults(snapshot: BatchView): AgentMessage[] {
   if (snapshot.status !== "active") return [];
   for (const child of Object.values(snapshot.children ?? {})) {
     const context = child?.snapshot?.context;
-    if (context?.mode === "sequential" && context.ordered) return transcriptMessages(context.ordered as Transcript).slice();
+    if (context?.layout?.mode === "sequential" && context.ordered) return transcriptMessages(context.ordered as Transcript).slice();
   }
   return [];
 }

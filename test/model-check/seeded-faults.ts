@@ -28,7 +28,7 @@ const withBatch = (batch: typeof toolBatchMachine): FaultyMachine => agentLoopMa
  */
 const recordSettledWith = (keep: (params: SettledParams) => boolean) =>
   enqueueActions((({ context, enqueue }: { context: ToolBatchContext & { completionOrder?: number[] }; enqueue: unknown }, params: SettledParams) => {
-    const member = params.index - context.offset;
+    const member = params.index - context.layout.offset;
     if (context.slots[member] !== null) return;
     const queue = enqueue as unknown as { assign: (value: unknown) => void };
     const slots = context.slots.slice();
@@ -119,22 +119,22 @@ export const releasesAllQueuedCalls: FaultyMachine = withBatch(
   toolBatchMachine.provide({
     actions: {
       releaseQueued: enqueueActions(({ context, enqueue }: { context: ToolBatchContext; enqueue: unknown }) => {
-        const queued = (context.queued ?? []).slice(context.queueHead ?? 0);
-        if (context.slice || queued.length === 0) return;
+        const queued = (context.queue?.queued ?? []).slice(context.queue?.head ?? 0);
+        if (context.layout.slice || queued.length === 0) return;
         const queue = enqueue as unknown as { sendTo: (to: string, event: unknown) => void; assign: (value: unknown) => void };
         for (const index of queued) {
-          const member = context.sliceSize === 0 ? index - context.offset : Math.floor((index - context.offset) / context.sliceSize);
+          const member = context.layout.sliceSize === 0 ? index - context.layout.offset : Math.floor((index - context.layout.offset) / context.layout.sliceSize);
           if (context.slots[member] !== null) continue;
           const execute = context.aborted ? { type: "call.cancel", reason: "Operation aborted" } : { type: "call.execute" };
-          if (context.sliceSize === 0) queue.sendTo(context.actorIds[member] as string, execute);
+          if (context.layout.sliceSize === 0) queue.sendTo(context.actorIds[member] as string, execute);
           else queue.sendTo(sliceId(member), { type: context.aborted ? "slice.cancel" : "slice.execute", index });
         }
-        const executing: Record<string, number> = { ...context.executing };
+        const executing: Record<string, number> = { ...context.queue?.executing };
         for (const index of queued) {
-          const name = (context.calls[index - context.offset] as { name: string }).name;
+          const name = (context.calls[index - context.layout.offset] as { name: string }).name;
           executing[name] = (executing[name] ?? 0) + 1;
         }
-        queue.assign({ queued: [], queueHead: 0, executing });
+        queue.assign({ queue: { queued: [], head: 0, executing } });
       }) as never,
     },
   }),

@@ -214,10 +214,12 @@ describe("a batch the caps do not bind", () => {
     for (const unbound of [batchAfter(3, { concurrency: 3 }), batchAfter(3, { maxParallelCalls: 3 }), batchAfter(1, { concurrency: 1, maxParallelCalls: 1 })]) {
       expect(unbound.value).toEqual({ parallel: "running" });
       expect(Object.keys(unbound.context).sort()).toEqual(Object.keys(plain.context).sort());
-      expect(unbound.context.handshake).toBe(false);
+      expect(Object.keys(unbound.context.layout as object).sort()).toEqual(Object.keys(plain.context.layout as object).sort());
+      expect(unbound.context.layout).toMatchObject({ handshake: false });
+      expect(unbound.context).not.toHaveProperty("queue");
     }
     const bound = batchAfter(3, { concurrency: 2 });
-    expect(bound.context).toMatchObject({ caps: { perTool: { t: 2 } }, handshake: true });
+    expect(bound.context).toMatchObject({ layout: { caps: { perTool: { t: 2 } }, handshake: true }, queue: { executing: { t: 2 } } });
     expect(bound.value).toEqual({ parallel: { capped: "running" } });
   });
 });
