@@ -48,7 +48,8 @@ export interface CreateAgentLoopActorOptions {
    * `loopchart inspect`. It receives readable events: every snapshot, event and action as plain
    * data with long strings truncated, functions dropped and secrets (API keys, `Authorization`
    * headers) redacted, and `actorRef.getSnapshot()` answering the same way
-   * (`rawInspectionEvent(event)` gives the live XState event back).
+   * (`rawInspectionEvent(event)` gives the live XState event back). If it throws, the run goes
+   * on unchanged, it is told nothing more, and a `LoopchartInspectorWarning` is emitted once.
    */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /**
