@@ -12,6 +12,7 @@ import { createTurnHookActors, sequentialToolNames } from "./actors/turn-hook-ac
 import { toolCallMachine } from "../machines/tool-call.machine.js";
 import { linkSlices, toolBatchMachine } from "../machines/tool-batch.machine.js";
 import { EventStream } from "./event-stream.js";
+import { describeThrown } from "./describe-thrown.js";
 import { readableInspector } from "./inspection/readable-inspection.js";
 import { telemetryFor } from "./inspection/telemetry.js";
 import { streamByModelApi } from "./providers/stream-by-api.js";
@@ -47,7 +48,8 @@ export interface CreateAgentLoopActorOptions {
    * `loopchart inspect`. It receives readable events: every snapshot, event and action as plain
    * data with long strings truncated, functions dropped and secrets (API keys, `Authorization`
    * headers) redacted, and `actorRef.getSnapshot()` answering the same way
-   * (`rawInspectionEvent(event)` gives the live XState event back).
+   * (`rawInspectionEvent(event)` gives the live XState event back). If it throws, the run goes
+   * on unchanged, it is told nothing more, and a `LoopchartInspectorWarning` is emitted once.
    */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /**
@@ -131,10 +133,27 @@ export function provideRunActors(
   });
 }
 
-/** An inspector that passes each inspection event on, made readable. */
+/**
+ * An inspector that passes each inspection event on, made readable. An inspector
+ * that throws is a fault of the watcher, not of the run: the run goes on, the
+ * inspector is told nothing more, and the throw is reported once as a process
+ * warning (`LoopchartInspectorWarning`).
+ */
 function readableObserver(inspect: CreateAgentLoopActorOptions["inspect"]): ((event: InspectionEvent) => void) | undefined {
   if (!inspect) return undefined;
-  return readableInspector(typeof inspect === "function" ? inspect : (event: InspectionEvent) => inspect.next?.(event));
+  const observe = readableInspector(typeof inspect === "function" ? inspect : (event: InspectionEvent) => inspect.next?.(event));
+  let broken = false;
+  return (event) => {
+    if (broken) return;
+    try {
+      observe(event);
+    } catch (error) {
+      broken = true;
+      process.emitWarning(`the inspect observer threw on ${event.type} and is told nothing more of this run: ${describeThrown(error)}`, {
+        type: "LoopchartInspectorWarning",
+      });
+    }
+  };
 }
 
 /**

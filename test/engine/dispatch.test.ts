@@ -118,10 +118,11 @@ describe("dispatching a batch", () => {
   });
   describe("a batch larger than one slice (70 calls: slices of 24, 24 and 22)", () => {
     // Later calls finish first, so completion order is the reverse of source order across groups.
+    // Neighbours differ by 8 ms, so a GC pause between two calls starting cannot swap the first end.
     const seventy = Array.from({ length: 70 }, (_, index) => ({
       id: `call-${index}`,
       name: "echo",
-      arguments: { text: `t${index}`, delayMs: 2 * (70 - index) },
+      arguments: { text: `t${index}`, delayMs: 8 * (70 - index) },
     }));
 
     it("runs every call once, in parallel, and appends the results in source order", async () => {

@@ -43,6 +43,38 @@ describe("inspect in the loop's config", () => {
   });
 });
 
+describe("an inspector that throws", () => {
+  it("does not change the run: same events and messages, one process warning, and the inspector is told nothing more", async () => {
+    const script = () => mockStream([{ calls: [{ id: "call-1", name: "echo", arguments: { text: "a" } }] }, { text: "done" }]);
+    const run = async (inspect?: (event: InspectionEvent) => void) => {
+      const { tool } = echoTool();
+      const stream = agentLoop([user("go")], { systemPrompt: "", messages: [], tools: [tool] }, { ...baseConfig(), ...(inspect ? { inspect } : {}) }, undefined, script());
+      const types: string[] = [];
+      for await (const event of stream) types.push(event.type);
+      return { types, messages: (await stream.result()).map((message) => message.role) };
+    };
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => void (warning.name === "LoopchartInspectorWarning" && warnings.push(warning));
+    process.on("warning", onWarning);
+    let calls = 0;
+    try {
+      const plain = await run();
+      const watched = await run(() => {
+        calls += 1;
+        if (calls === 3) throw new Error("inspector bug");
+      });
+      // Warnings are delivered on a later tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(watched).toEqual(plain);
+      expect(calls).toBe(3);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.message).toMatch(/inspect observer threw .*inspector bug/);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+});
+
 describe("sanitizeValue", () => {
   it("truncates long strings, drops functions, redacts secret fields and keys", () => {
     const out = sanitizeValue({
