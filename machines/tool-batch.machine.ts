@@ -698,8 +698,8 @@ const toolBatchDefinition = setup({
         // A capped batch (a tool's concurrency, maxParallelCalls) and its slices. The calls prepare
         // one at a time, in source order, and wait prepared ("queued"); the batch of the response
         // holds the queue and the released calls for the whole batch, releases what fits once all
-        // are prepared and again as each call settles. Slices pass each call's prepared and settled
-        // notice up, and the go (or cancel) for one call down.
+        // are prepared and again as each call settles. A slice hands its queued calls up with its
+        // tool.prepared, then passes each call's settle up and the go (or cancel) for one call down.
         capped: {
           on: {
             // The abort cancels the queued calls (they never start); the released ones honour the run's signal.
