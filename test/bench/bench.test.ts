@@ -48,17 +48,22 @@ describe("bench/run.ts", () => {
 
 describe("bench/xstate-floor.ts", () => {
   itWithBenchDeps(
-    `should run the least chart through every workload beside pi and print floor/pi for each${needsDeps}`,
+    `should run the least chart and the structure floor through every workload beside pi and loopchart, and print each one's cost${needsDeps}`,
     async () => {
       const { stdout } = await run(process.execPath, ["--expose-gc", "--import", "tsx", "bench/xstate-floor.ts"], {
         cwd: root,
-        env: { ...process.env, BENCH_SCALE: "0.002", BENCH_ROUNDS: "1" },
+        env: { ...process.env, BENCH_SCALE: "0.002", BENCH_ROUNDS: "1", BENCH_LOOPCHART: "src" },
         timeout: CHILD_TIMEOUT_MS,
       });
-      const rows = stdout.split("\n").filter((line) => line.includes("floor/pi"));
-      // The floor chart throws when it settles a different number of calls than the workload has, so a row means it did the work.
+      const rows = stdout.split("\n").filter((line) => line.includes("beyond pi"));
+      // Both floor charts throw when they settle a different number of calls than the workload has, so a row means they did the work.
       expect(rows.map((row) => row.split(" (")[0])).toEqual(["chatty", "wide", "long", "huge batch", "long 2x"]);
-      for (const row of rows) expect(row).toMatch(/floor chart \d+\.\d ms, pi \d+\.\d ms, floor\/pi \d+\.\d\d$/);
+      const figure = String.raw`\d+\.\d`;
+      const row = new RegExp(
+        String.raw`: floor ${figure} ms \(${figure}\d× pi\), structure ${figure} ms \(${figure}\d×\), loopchart ${figure} ms \(${figure}\d×\), pi ${figure} ms; ` +
+          String.raw`beyond pi: structure -?${figure} µs/(call|turn), loopchart -?${figure} µs/(call|turn)$`,
+      );
+      for (const line of rows) expect(line).toMatch(row);
     },
     CHILD_TIMEOUT_MS + 5_000,
   );
