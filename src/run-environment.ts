@@ -6,8 +6,9 @@
  * never through these. Nothing here is persisted: a restored
  * run is given fresh services.
  */
+import type { AnyActorRef } from "xstate";
 import type { CallHookScope } from "../machines/events.js";
-import type { AgentContext, AgentLoopConfig, AgentTool, StreamFn, Tool } from "./types.js";
+import type { AgentContext, AgentEvent, AgentLoopConfig, AgentTool, StreamFn, Tool } from "./types.js";
 import { toJsonSchema } from "./validation.js";
 import { transcriptMessages } from "../machines/transcript.js";
 
@@ -60,4 +61,40 @@ export function createRunServices(options: {
 export function hookContext(services: RunServices, scope: CallHookScope): AgentContext {
   const tools = services.tools();
   return { systemPrompt: scope.systemPrompt, messages: transcriptMessages(scope.messages), ...(tools ? { tools } : {}) };
+}
+
+/**
+ * Where a run's actors find its services: given the actor system they run in.
+ * The shipped machine is provided once, with {@link servicesIn}, and every run
+ * binds its services to its own system ({@link bindRun}); `provideRunActors`
+ * gives a fixed source instead.
+ */
+export type ServicesSource = (system: RunSystem) => RunServices;
+
+/** The actor system a run's actors share (the loop's, or a lone call's). */
+export type RunSystem = AnyActorRef["system"];
+
+/** What one run binds to its actor system: its services, and who hears its events. */
+interface RunBinding {
+  services: RunServices;
+  onEvent: ((event: AgentEvent) => void) | undefined;
+}
+
+const runs = new WeakMap<RunSystem, RunBinding>();
+
+/** Binds a run's services (and its event listener) to the actor system of its loop actor, before the actor starts. */
+export function bindRun(system: RunSystem, services: RunServices, onEvent: ((event: AgentEvent) => void) | undefined): void {
+  runs.set(system, { services, onEvent });
+}
+
+/** The services bound to `system`. Throws when none are: the machine was started without `createAgentLoopActor`. */
+export const servicesIn: ServicesSource = (system) => {
+  const run = runs.get(system);
+  if (!run) throw new Error("no run services are bound to this actor system: create the run with createAgentLoopActor, or provide its actors with provideRunActors");
+  return run.services;
+};
+
+/** Who hears the events of the run of `system`, if anyone. */
+export function listenerIn(system: RunSystem): ((event: AgentEvent) => void) | undefined {
+  return runs.get(system)?.onEvent;
 }

@@ -95,13 +95,14 @@ async function runThroughMachine(toolCall: AgentToolCall, options: RunToolCallOp
     signal: options.signal,
     tools: [...options.tools],
   });
+  const servicesOf = () => services;
   const toolCallLogic = toolCallMachine.provide({
     actors: {
-      prepareCall: createPrepareCallActor(services),
-      executeTool: createExecuteToolActor(services),
-      afterToolCall: createAfterToolCallActor(services),
+      prepareCall: createPrepareCallActor(servicesOf),
+      executeTool: createExecuteToolActor(servicesOf),
+      afterToolCall: createAfterToolCallActor(servicesOf),
     },
-    actions: { prepareArguments: createPrepareArgumentsAction(services) as never },
+    actions: { prepareArguments: createPrepareArgumentsAction(servicesOf) as never },
   });
   const hooks = { beforeToolCall: typeof beforeToolCall === "function", afterToolCall: typeof afterToolCall === "function" };
   const input: ToolCallInput = {

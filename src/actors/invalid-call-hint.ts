@@ -7,7 +7,7 @@
 import { fromPromise } from "xstate";
 import type { InvalidCallHintInput } from "../../machines/loop-policies.js";
 import type { AgentMessage } from "../types.js";
-import type { RunServices } from "../run-environment.js";
+import type { RunServices, ServicesSource } from "../run-environment.js";
 
 /** The hint's text for `input`, with the current tool declarations of the run. */
 export function invalidCallHintText(services: RunServices, input: InvalidCallHintInput): string {
@@ -21,10 +21,10 @@ export function invalidCallHintText(services: RunServices, input: InvalidCallHin
 }
 
 /** Creates the `invalidCallHint` actor of a run. */
-export function createInvalidCallHintActor(services: RunServices) {
-  return fromPromise<AgentMessage, InvalidCallHintInput>(async ({ input }) => ({
+export function createInvalidCallHintActor(servicesOf: ServicesSource) {
+  return fromPromise<AgentMessage, InvalidCallHintInput>(async ({ input, system }) => ({
     role: "user",
-    content: invalidCallHintText(services, input),
+    content: invalidCallHintText(servicesOf(system), input),
     timestamp: Date.now(),
   }));
 }

@@ -16,7 +16,7 @@ import { fromCallback } from "xstate";
 import type { AgentLoopEvent, ModelStreamEvent, RequestModelInput } from "../../machines/events.js";
 import { errorText } from "../../machines/tool-call.machine.js";
 import type { AgentEvent, AssistantMessage, Context, Message, SimpleStreamOptions, ThinkingLevel as AgentThinkingLevel } from "../types.js";
-import type { RunServices } from "../run-environment.js";
+import type { RunServices, ServicesSource } from "../run-environment.js";
 import { failedResponse } from "../messages.js";
 import { passed } from "../checked.js";
 import { transcriptMessages } from "../../machines/transcript.js";
@@ -88,8 +88,9 @@ function nextMacrotask(): Promise<typeof NO_RESULT> {
 }
 
 /** Creates the `requestModel` actor logic of a run. */
-export function createRequestModelActor(services: RunServices) {
-  return fromCallback<AgentLoopEvent, RequestModelInput, AgentEvent>(({ input, sendBack, receive, emit }) => {
+export function createRequestModelActor(servicesOf: ServicesSource) {
+  return fromCallback<AgentLoopEvent, RequestModelInput, AgentEvent>(({ input, sendBack, receive, emit, system }) => {
+    const services = servicesOf(system);
     let finished = false;
     let started = false;
     const finish = (message: AssistantMessage) => {

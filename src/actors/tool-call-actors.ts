@@ -1,8 +1,9 @@
 /**
  * The named actors a tool call's states invoke: `prepareCall` (lookup, shim,
  * validation, `beforeToolCall`), `executeTool` and `afterToolCall`. Each takes
- * what it needs as input; the run's services (tools, hook functions, signal) are
- * closed over once, when the run's machine is provided.
+ * what it needs as input; the run's services (tools, hook functions, signal) come
+ * from the run's actor system (a {@link ServicesSource}), so one provided machine
+ * serves every run.
  * Every failure becomes an error result; none rejects for a tool's or hook's fault.
  */
 import { assign, fromPromise } from "xstate";
@@ -19,7 +20,7 @@ import {
   type ToolCallContext,
 } from "../../machines/tool-call.machine.js";
 import type { AfterToolCallResult, AgentEvent, AgentLoopConfig, AgentToolResult, ToolCall } from "../types.js";
-import { hookContext, type RunServices } from "../run-environment.js";
+import { hookContext, type RunServices, type RunSystem, type ServicesSource } from "../run-environment.js";
 import { validateToolArguments } from "../validation.js";
 import { isRetryableError } from "../errors/retryable-tool-error.js";
 import { checkAfterToolCallResult, checkBeforeToolCallResult, checkOutputSchema, normalizeToolResult } from "../tool-result.js";
@@ -88,9 +89,10 @@ async function consultNeedsApproval(services: RunServices, input: PrepareCallInp
  * Resolves with the arguments (and whether the call waits for approval) or the
  * call's error result; never rejects.
  */
-export function createPrepareCallActor(services: RunServices) {
-  const hook = services.config.beforeToolCall;
-  return fromPromise<PreparedCall, PrepareCallInput>(async ({ input }) => {
+export function createPrepareCallActor(servicesOf: ServicesSource) {
+  return fromPromise<PreparedCall, PrepareCallInput>(async ({ input, system }) => {
+    const services = servicesOf(system);
+    const hook = services.config.beforeToolCall;
     const prepared = prepareArguments(services, input.toolCall);
     if ("settled" in prepared) return prepared;
     const consulted = hook && input.hookScope ? await consultBeforeHook(services, hook, input, prepared.args) : prepared;
@@ -106,8 +108,9 @@ export function createPrepareCallActor(services: RunServices) {
  * arguments (and `approval: "asked"` for a tool whose `needsApproval` is `true`,
  * unless approved for good) or the call's error result.
  */
-export function createPrepareArgumentsAction(services: RunServices) {
-  return assign(({ context }: { context: ToolCallContext }): Partial<ToolCallContext> => {
+export function createPrepareArgumentsAction(servicesOf: ServicesSource) {
+  return assign(({ context, system }: { context: ToolCallContext; system: RunSystem }): Partial<ToolCallContext> => {
+    const services = servicesOf(system);
     const prepared = prepareArguments(services, context.toolCall);
     if ("settled" in prepared) return { settled: prepared.settled };
     // needsApproval `true` asks; a function is asked in the prepareCall actor (hooks.needsApproval), so here it can only
@@ -132,8 +135,9 @@ function callSignal(own: AbortSignal, run: AbortSignal | undefined): AbortSignal
  * before any tool runs. The result carries `durationMs`: how long `execute` took,
  * on the monotonic clock (`performance.now()`), rounded to whole milliseconds.
  */
-export function createExecuteToolActor(services: RunServices) {
-  return fromPromise<SettledToolCall, ExecuteToolInput, AgentEvent>(async ({ input, signal, emit }) => {
+export function createExecuteToolActor(servicesOf: ServicesSource) {
+  return fromPromise<SettledToolCall, ExecuteToolInput, AgentEvent>(async ({ input, signal, emit, system }) => {
+    const services = servicesOf(system);
     const { toolCall } = input;
     let live = true;
     await Promise.resolve();
@@ -188,9 +192,10 @@ export function overridden(result: AgentToolResult<unknown>, override: AfterTool
 }
 
 /** Creates `afterToolCall`: overrides field by field (no deep merge); a throw becomes an error result. */
-export function createAfterToolCallActor(services: RunServices) {
-  const hook = services.config.afterToolCall;
-  return fromPromise<SettledToolCall, FinalizeToolCallInput>(async ({ input }) => {
+export function createAfterToolCallActor(servicesOf: ServicesSource) {
+  return fromPromise<SettledToolCall, FinalizeToolCallInput>(async ({ input, system }) => {
+    const services = servicesOf(system);
+    const hook = services.config.afterToolCall;
     const scope = input.hookScope;
     if (!hook || !scope) return input.executed;
     const { result, isError } = input.executed;

@@ -8,7 +8,7 @@ import { fromPromise } from "xstate";
 import type { NextTurnUpdate, PrepareRequestInput, TurnDecision, TurnHookInput } from "../../machines/events.js";
 import type { AgentLoopTurnUpdate, AgentMessage, AgentRequestUpdate, ShouldStopAfterTurnContext } from "../types.js";
 import { describeValue } from "../describe-value.js";
-import { type RunServices } from "../run-environment.js";
+import { type RunServices, type ServicesSource } from "../run-environment.js";
 import { checkSteeringMessages } from "../check-messages.js";
 import { transcriptMessages } from "../../machines/transcript.js";
 import { toolPoliciesOf } from "../tool-policies.js";
@@ -68,29 +68,33 @@ function decisionFrom(returned: unknown): TurnDecision | undefined {
 }
 
 /** Creates the between-turn and before-request hook actors of a run. */
-export function createTurnHookActors(services: RunServices) {
-  const { config } = services;
+export function createTurnHookActors(servicesOf: ServicesSource) {
   return {
-    pollSteering: fromPromise<AgentMessage[]>(() => poll(config.getSteeringMessages, "getSteeringMessages")),
-    pollFollowUp: fromPromise<AgentMessage[]>(() => poll(config.getFollowUpMessages, "getFollowUpMessages")),
-    checkStopAfterTurn: fromPromise<boolean, TurnHookInput>(async ({ input }) =>
-      config.shouldStopAfterTurn ? Boolean(await config.shouldStopAfterTurn(turnContext(services, input))) : false,
-    ),
-    prepareNextTurn: fromPromise<NextTurnUpdate | undefined, TurnHookInput>(async ({ input }) => {
-      if (!config.prepareNextTurn) return undefined;
-      const update = await config.prepareNextTurn(
-        { ...turnContext(services, input), model: input.model, thinkingLevel: input.thinkingLevel },
-        services.signal,
-      );
+    pollSteering: fromPromise<AgentMessage[]>(({ system }) => poll(servicesOf(system).config.getSteeringMessages, "getSteeringMessages")),
+    pollFollowUp: fromPromise<AgentMessage[]>(({ system }) => poll(servicesOf(system).config.getFollowUpMessages, "getFollowUpMessages")),
+    checkStopAfterTurn: fromPromise<boolean, TurnHookInput>(async ({ input, system }) => {
+      const services = servicesOf(system);
+      const hook = services.config.shouldStopAfterTurn;
+      return hook ? Boolean(await hook(turnContext(services, input))) : false;
+    }),
+    prepareNextTurn: fromPromise<NextTurnUpdate | undefined, TurnHookInput>(async ({ input, system }) => {
+      const services = servicesOf(system);
+      const hook = services.config.prepareNextTurn;
+      if (!hook) return undefined;
+      const update = await hook({ ...turnContext(services, input), model: input.model, thinkingLevel: input.thinkingLevel }, services.signal);
       return updateFrom(services, update, "prepareNextTurn");
     }),
-    finishTurn: fromPromise<TurnDecision | undefined, TurnHookInput>(async ({ input }) =>
-      config.finishTurn ? decisionFrom(await config.finishTurn(turnContext(services, input), services.signal)) : undefined,
-    ),
-    prepareRequest: fromPromise<NextTurnUpdate | undefined, PrepareRequestInput>(async ({ input }) => {
-      if (!config.prepareRequest) return undefined;
+    finishTurn: fromPromise<TurnDecision | undefined, TurnHookInput>(async ({ input, system }) => {
+      const services = servicesOf(system);
+      const hook = services.config.finishTurn;
+      return hook ? decisionFrom(await hook(turnContext(services, input), services.signal)) : undefined;
+    }),
+    prepareRequest: fromPromise<NextTurnUpdate | undefined, PrepareRequestInput>(async ({ input, system }) => {
+      const services = servicesOf(system);
+      const hook = services.config.prepareRequest;
+      if (!hook) return undefined;
       const tools = services.tools();
-      const update = await config.prepareRequest(
+      const update = await hook(
         {
           context: { systemPrompt: input.systemPrompt, messages: transcriptMessages(input.messages), ...(tools ? { tools } : {}) },
           model: input.model,

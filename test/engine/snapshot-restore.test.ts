@@ -219,7 +219,7 @@ describe("persisted snapshots and restore", () => {
     const controller = new AbortController();
     const services = createRunServices({ config: baseConfig(), streamFn: turnStream([]), signal: controller.signal, tools: [tool] });
     const callMachine = toolCallMachine.provide({
-      actors: { prepareCall: createPrepareCallActor(services), executeTool: createExecuteToolActor(services) },
+      actors: { prepareCall: createPrepareCallActor(() => services), executeTool: createExecuteToolActor(() => services) },
     });
     const start = (id: string) => {
       const actor = createActor(callMachine, { input: { toolCall: { type: "toolCall", id, name: "wait", arguments: { text: id } }, index: 0, proceeds: true } });
