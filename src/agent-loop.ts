@@ -3,7 +3,7 @@
  * `runAgentLoopContinue` (same parameters and semantics as pi-agent-core 0.73),
  * and `createAgentLoopActor` for users who want the XState actor itself.
  */
-import { createActor, type Actor, type AnyActorLogic, type AnyActorScope, type InspectionEvent, type Observer, type Snapshot } from "xstate";
+import { createActor, type Actor, type AnyActorLogic, type InspectionEvent, type Observer, type Snapshot } from "xstate";
 import { agentLoopMachine, type AgentLoopOutput } from "../machines/agent-loop.machine.js";
 import { transcriptMessages } from "../machines/transcript.js";
 import { createRequestModelActor } from "./actors/request-model.js";
@@ -17,7 +17,8 @@ import { readableInspector } from "./inspection/readable-inspection.js";
 import { telemetryFor } from "./inspection/telemetry.js";
 import { streamByModelApi } from "./providers/stream-by-api.js";
 import { assertContinuable, assertLoopInput, assertPrompts } from "./loop-input.js";
-import { bindRun, createRunServices, listenerIn, LOOP_SYSTEM_ID, servicesIn, type RunServices, type RunSystem, type ServicesSource } from "./run-environment.js";
+import { bindRun, createRunServices, listenerIn, LOOP_SYSTEM_ID, servicesIn, type RunServices, type ServicesSource } from "./run-environment.js";
+import { heardBy, type ListenerSource } from "./heard-by.js";
 import { policyInput } from "./tool-policies.js";
 import { createInvalidCallHintActor } from "./actors/invalid-call-hint.js";
 import type {
@@ -68,37 +69,6 @@ export interface CreateAgentLoopActorOptions {
    * again; settled calls never run again. `prompts` are ignored.
    */
   snapshot?: Snapshot<unknown>;
-}
-
-/** Who hears the events of a run's actors: found, like its services, by the actor system. */
-type ListenerSource = (system: RunSystem) => ((event: AgentEvent) => void) | undefined;
-
-/**
- * `logic` whose every actor, as it is created or restored, hands the events it
- * emits to its run's listener. This is how a run's events from every actor (the
- * loop, each batch and slice, each call, the model request, each tool) reach
- * `onEvent` without an XState inspector, which would build and deliver an
- * inspection event for every action, microstep and snapshot of the run. The
- * listener is looked up when an event is emitted, so an actor made while the
- * loop actor is still being constructed (the first request) is heard too.
- */
-function heardBy<T extends AnyActorLogic>(logic: T, listenerOf: ListenerSource): T {
-  const listen = (scope: AnyActorScope) => {
-    scope.self.on("*", (event: AgentEvent) => listenerOf(scope.system)?.(event));
-  };
-  const heard = Object.create(logic) as T & { getInitialSnapshot: AnyActorLogic["getInitialSnapshot"]; restoreSnapshot?: AnyActorLogic["restoreSnapshot"] };
-  heard.getInitialSnapshot = (scope, input) => {
-    listen(scope);
-    return logic.getInitialSnapshot.call(heard, scope, input) as never;
-  };
-  const restore = logic.restoreSnapshot;
-  if (restore) {
-    heard.restoreSnapshot = (snapshot, scope) => {
-      listen(scope);
-      return restore.call(heard, snapshot, scope) as never;
-    };
-  }
-  return heard;
 }
 
 /** `machine` with the run actors provided, finding the services and the listener through the two sources. */
