@@ -119,7 +119,7 @@ export function blockedResult(verdict: BeforeToolCallResult): SettledToolCall {
 const settledFromOutput = ({ event }: { event: { output: SettledToolCall } }): SettledToolCall => event.output;
 const cancelled = { type: "settleWithError", params: ({ event }: { event: { reason: string } }) => ({ error: event.reason }) } as const;
 
-export const toolCallMachine = setup({
+const toolCallSetup = setup({
   types: {
     context: {} as ToolCallContext,
     input: {} as ToolCallInput,
@@ -239,7 +239,29 @@ export const toolCallMachine = setup({
       };
     }),
   },
-}).createMachine({
+});
+
+/**
+ * Running the tool: `executing`, and `executingWithTimeout` (the same, with the
+ * tool's `timeoutMs`). Leaving stops the tool's actor (its signal aborts) and
+ * ignores a late settle.
+ */
+const runningTool = toolCallSetup.createStateConfig({
+  on: { "call.cancel": { target: "done", actions: cancelled } },
+  invoke: {
+    id: "executeTool",
+    src: "executeTool",
+    input: ({ context }): ExecuteToolInput => ({ toolCall: context.toolCall, args: context.args }),
+    onDone: [
+      { guard: { type: "retries", params: settledFromOutput }, target: "waitingToRetry", actions: "countAttempt" },
+      { guard: "consultsAfterHook", target: "finalizing", actions: { type: "settle", params: settledFromOutput } },
+      { target: "done", actions: { type: "settle", params: settledFromOutput } },
+    ],
+    onError: { target: "done", actions: { type: "settleWithError", params: ({ event }) => ({ error: event.error }) } },
+  },
+});
+
+export const toolCallMachine = toolCallSetup.createMachine({
   id: "toolCall",
   context: ({ input }) => ({ ...input }),
   initial: "starting",
@@ -324,37 +346,9 @@ export const toolCallMachine = setup({
         "call.cancel": { target: "done", actions: cancelled },
       },
     },
-    executing: {
-      // Leaving stops the tool's actor (its signal aborts) and ignores a late settle.
-      on: { "call.cancel": { target: "done", actions: cancelled } },
-      invoke: {
-        id: "executeTool",
-        src: "executeTool",
-        input: ({ context }): ExecuteToolInput => ({ toolCall: context.toolCall, args: context.args }),
-        onDone: [
-          { guard: { type: "retries", params: settledFromOutput }, target: "waitingToRetry", actions: "countAttempt" },
-          { guard: "consultsAfterHook", target: "finalizing", actions: { type: "settle", params: settledFromOutput } },
-          { target: "done", actions: { type: "settle", params: settledFromOutput } },
-        ],
-        onError: { target: "done", actions: { type: "settleWithError", params: ({ event }) => ({ error: event.error }) } },
-      },
-    },
+    executing: runningTool,
     // `executing` with the tool's `timeoutMs`: when it passes, leaving stops the tool (its signal aborts).
-    executingWithTimeout: {
-      on: { "call.cancel": { target: "done", actions: cancelled } },
-      after: { toolTimeout: { target: "done", actions: "settleTimedOut" } },
-      invoke: {
-        id: "executeTool",
-        src: "executeTool",
-        input: ({ context }): ExecuteToolInput => ({ toolCall: context.toolCall, args: context.args }),
-        onDone: [
-          { guard: { type: "retries", params: settledFromOutput }, target: "waitingToRetry", actions: "countAttempt" },
-          { guard: "consultsAfterHook", target: "finalizing", actions: { type: "settle", params: settledFromOutput } },
-          { target: "done", actions: { type: "settle", params: settledFromOutput } },
-        ],
-        onError: { target: "done", actions: { type: "settleWithError", params: ({ event }) => ({ error: event.error }) } },
-      },
-    },
+    executingWithTimeout: { ...runningTool, after: { toolTimeout: { target: "done", actions: "settleTimedOut" } } },
     // The tool threw a retryable error: wait `retry.backoffMs` (doubling), then run it again.
     waitingToRetry: {
       on: { "call.cancel": { target: "done", actions: cancelled } },
