@@ -388,7 +388,7 @@ function abandonWarning(context: ToolBatchContext): Extract<AgentEvent, { type: 
 /** Stand-in for this machine as its own slices' logic; {@link linkSlices} points it at the machine itself. */
 const sliceStandIn = fromCallback<ToolBatchEvent, ToolBatchInput>(() => undefined);
 
-const toolBatchDefinition = setup({
+const toolBatchSetup = setup({
   types: {
     context: {} as ToolBatchContext,
     input: {} as ToolBatchInput,
@@ -569,7 +569,55 @@ const toolBatchDefinition = setup({
       }
     }),
   },
-}).createMachine({
+});
+
+/**
+ * Preparing one member at a time, in source order (beforeToolCall, after an abort,
+ * or a capped batch), then on to the `prepared` state beside it. A prepared member
+ * waits for its go: uncapped batches keep it in `waiting`, capped ones in their
+ * queue. When the member preparing now settles instead (unknown tool, invalid
+ * arguments, blocked), the next one prepares; a capped batch also notes the settle.
+ * (A member that settles while it waited for its go — cancelled, or rejected
+ * awaiting approval — is recorded by the enclosing state.)
+ */
+function preparingOneAtATime({ capped }: { capped: boolean }) {
+  return toolBatchSetup.createStateConfig({
+    initial: "next",
+    states: {
+      next: {
+        always: [
+          { guard: "allStarted", target: capped ? "#toolBatch.parallel.capped.prepared" : "#toolBatch.parallel.prepared" },
+          { target: "waiting", actions: "spawnNext" },
+        ],
+      },
+      waiting: {
+        on: {
+          "tool.prepared": {
+            target: "next",
+            actions: capped ? { type: "queuePrepared", params: ({ event }) => event } : { type: "markWaiting", params: ({ event }) => event },
+          },
+          "tool.settled": {
+            guard: { type: "isCurrent", params: ({ event }) => event },
+            target: "next",
+            actions: capped
+              ? [
+                  { type: "recordSettled", params: ({ event }) => event },
+                  { type: "noteCallSettled", params: ({ event }) => event },
+                ]
+              : [{ type: "recordSettled", params: ({ event }) => event }],
+          },
+          "xstate.done.actor.*": {
+            guard: { type: "isCurrent", params: ({ event }) => ({ index: event.output.offset }) },
+            target: "next",
+            actions: { type: "recordSlice", params: ({ event }) => event.output },
+          },
+        },
+      },
+    },
+  });
+}
+
+const toolBatchDefinition = toolBatchSetup.createMachine({
   id: "toolBatch",
   context: ({ input }) => {
     const offset = input.offset ?? 0;
@@ -649,31 +697,7 @@ const toolBatchDefinition = setup({
           always: [{ guard: "isCapped", target: "capped" }, { guard: "needsHandshake", target: "preparing" }, { target: "running", actions: "spawnAll" }],
         },
         // One member prepares at a time (beforeToolCall, or after an abort); the prepared wait for the go.
-        preparing: {
-          initial: "next",
-          states: {
-            next: {
-              always: [{ guard: "allStarted", target: "#toolBatch.parallel.prepared" }, { target: "waiting", actions: "spawnNext" }],
-            },
-            waiting: {
-              on: {
-                "tool.prepared": { target: "next", actions: { type: "markWaiting", params: ({ event }) => event } },
-                // The member preparing now settled: on to the next. (A member that settles while it
-                // waited for its go — cancelled, or rejected awaiting approval — is recorded by `parallel`.)
-                "tool.settled": {
-                  guard: { type: "isCurrent", params: ({ event }) => event },
-                  target: "next",
-                  actions: { type: "recordSettled", params: ({ event }) => event },
-                },
-                "xstate.done.actor.*": {
-                  guard: { type: "isCurrent", params: ({ event }) => ({ index: event.output.offset }) },
-                  target: "next",
-                  actions: { type: "recordSlice", params: ({ event }) => event.output },
-                },
-              },
-            },
-          },
-        },
+        preparing: preparingOneAtATime({ capped: false }),
         prepared: {
           always: [
             { guard: "allSettled", target: "#toolBatch.done" },
@@ -716,32 +740,7 @@ const toolBatchDefinition = setup({
           },
           initial: "preparing",
           states: {
-            preparing: {
-              initial: "next",
-              states: {
-                next: {
-                  always: [{ guard: "allStarted", target: "#toolBatch.parallel.capped.prepared" }, { target: "waiting", actions: "spawnNext" }],
-                },
-                waiting: {
-                  on: {
-                    "tool.prepared": { target: "next", actions: { type: "queuePrepared", params: ({ event }) => event } },
-                    "tool.settled": {
-                      guard: { type: "isCurrent", params: ({ event }) => event },
-                      target: "next",
-                      actions: [
-                        { type: "recordSettled", params: ({ event }) => event },
-                        { type: "noteCallSettled", params: ({ event }) => event },
-                      ],
-                    },
-                    "xstate.done.actor.*": {
-                      guard: { type: "isCurrent", params: ({ event }) => ({ index: event.output.offset }) },
-                      target: "next",
-                      actions: { type: "recordSlice", params: ({ event }) => event.output },
-                    },
-                  },
-                },
-              },
-            },
+            preparing: preparingOneAtATime({ capped: true }),
             prepared: {
               always: [
                 { guard: "allSettled", target: "#toolBatch.done" },
