@@ -22,6 +22,7 @@
 import { assign, createActor, createMachine, enqueueActions, fromCallback, fromPromise, sendParent, sendTo, setup, stopChild, type AnyActorRef } from "xstate";
 import { loadLoopchartEngine, piEngine } from "./engines.js";
 import { appendMessages, transcriptOf, type Transcript } from "../machines/transcript.js";
+import { SLICE_SIZE, sliceSizeFor } from "../machines/tool-batch.machine.js";
 import type { AgentMessage } from "../src/types.js";
 import { collectGarbage, measureRun } from "./measure.js";
 import { readBenchOptions, WARMUP_FRACTION } from "./options.js";
@@ -49,7 +50,7 @@ const floorCall = setup({
 });
 
 /** Most calls one parent spawns; larger batches go through chunks. */
-const CHUNK = 32;
+const CHUNK = SLICE_SIZE;
 
 /** Owns up to {@link CHUNK} calls of a large batch. */
 const floorChunk = setup({
@@ -134,7 +135,7 @@ const floorLoop = setup({
  * The structure floor: the actors and steps the brief and issue 12 *require* of
  * loopchart, and nothing else. Per turn, the loop invokes a model-request actor
  * (a callback that answers on a microtask) and then a batch machine; the batch
- * spawns one call machine per call (at most {@link CHUNK} children, slices of
+ * spawns one call machine per call (at most {@link SLICE_SIZE} children, slices of
  * the same machine beyond that); each call invokes its execute actor (a promise),
  * settles into its batch once, and the batch finishes with the results in
  * source order; the loop appends them. Context is plain data changed only by
@@ -183,7 +184,8 @@ const structureBatchDefinition = setup({
   actors: { call: structureCall, slice: fromCallback<StructureBatchEvent, StructureBatchInput>(() => undefined) },
 }).createMachine({
   context: ({ input }) => {
-    const sliceSize = input.count <= CHUNK ? 0 : Math.ceil(input.count / Math.min(CHUNK, Math.ceil(input.count / CHUNK)));
+    // Sliced exactly as loopchart's batch is.
+    const sliceSize = sliceSizeFor(input.count, SLICE_SIZE);
     const members = sliceSize === 0 ? input.count : Math.ceil(input.count / sliceSize);
     return { ...input, sliceSize, members, results: Array.from({ length: members }, () => null), settled: 0 };
   },
