@@ -14,8 +14,8 @@ import { agentLoop } from "../src/agent-loop.js";
 import { createJsonRenderer } from "../src/cli/json-renderer.js";
 import { createRedactor } from "../src/cli/redact.js";
 import { TraceWriter } from "../src/cli/trace-writer.js";
-import { EventStream } from "../src/event-stream.js";
-import type { AssistantMessage, AssistantMessageEvent, Model, StreamFn } from "../src/types.js";
+import type { Model } from "../src/types.js";
+import { growingAnswerStreamFn } from "../test/support/growing-answer.js";
 
 const megabytes = Number(process.argv[2] ?? 50);
 const deltas = Number(process.argv[3] ?? 10);
@@ -38,38 +38,7 @@ const model: Model = {
 };
 const chunk = "x".repeat(Math.ceil((megabytes * 1024 * 1024) / deltas));
 
-/** Streams the answer as pi-ai providers do: one partial message whose text grows with every delta. */
-const streamFn: StreamFn = () => {
-  const stream = new EventStream<AssistantMessageEvent, AssistantMessage>(
-    (event) => event.type === "done" || event.type === "error",
-    (event) => (event.type === "done" ? event.message : (event as { error: AssistantMessage }).error),
-  );
-  const partial: AssistantMessage = {
-    role: "assistant",
-    content: [],
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
-    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
-    stopReason: "stop",
-    timestamp: 0,
-  };
-  void (async () => {
-    await Promise.resolve();
-    stream.push({ type: "start", partial });
-    const block = { type: "text" as const, text: "" };
-    partial.content.push(block);
-    stream.push({ type: "text_start", contentIndex: 0, partial });
-    for (let index = 0; index < deltas; index++) {
-      block.text += chunk;
-      stream.push({ type: "text_delta", contentIndex: 0, delta: chunk, partial });
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    stream.push({ type: "text_end", contentIndex: 0, content: block.text, partial });
-    stream.push({ type: "done", reason: "stop", message: partial });
-  })();
-  return stream;
-};
+const streamFn = growingAnswerStreamFn(model, chunk, deltas);
 
 const dir = await mkdtemp(join(tmpdir(), "loopchart-trace-size-"));
 const path = join(dir, "trace.jsonl");

@@ -14,9 +14,9 @@ import { createMessageUpdateCompactor, createMessageUpdateRestorer } from "../..
 import { createRedactor } from "../../src/cli/redact.js";
 import { parseTrace } from "../../src/cli/trace-reader.js";
 import { TraceWriter } from "../../src/cli/trace-writer.js";
-import { EventStream } from "../../src/event-stream.js";
 import { createScriptedModel } from "../../src/providers/scripted.js";
-import type { AgentEvent, AgentTool, AssistantMessage, AssistantMessageEvent, StreamFn } from "../../src/types.js";
+import { assistantEventStream, emptyPartial, growingAnswerStreamFn } from "../support/growing-answer.js";
+import type { AgentEvent, AgentTool, StreamFn } from "../../src/types.js";
 
 const convertToLlm = (messages: unknown[]) => messages as never;
 
@@ -77,8 +77,8 @@ describe("message_update lines", () => {
   it("writes the message again whenever a reader could not rebuild it (a provider changing usage or an earlier block in place)", async () => {
     const model = createScriptedModel({ responses: [{ content: [{ type: "text", text: "x" }] }] }).model;
     const streamFn: StreamFn = () => {
-      const stream = new EventStream<AssistantMessageEvent, AssistantMessage>((event) => event.type === "done" || event.type === "error", (event) => (event as { message: AssistantMessage }).message);
-      const partial: AssistantMessage = { role: "assistant", content: [], api: model.api, provider: model.provider, model: model.id, usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: 0 };
+      const stream = assistantEventStream();
+      const partial = emptyPartial(model);
       void (async () => {
         await Promise.resolve();
         stream.push({ type: "start", partial });
@@ -106,25 +106,7 @@ describe("message_update lines", () => {
     const chunk = "y".repeat(10_000);
     const deltas = 100;
     const model = createScriptedModel({ responses: [{ content: [{ type: "text", text: "x" }] }] }).model;
-    const streamFn: StreamFn = () => {
-      const stream = new EventStream<AssistantMessageEvent, AssistantMessage>((event) => event.type === "done" || event.type === "error", (event) => (event as { message: AssistantMessage }).message);
-      const partial: AssistantMessage = { role: "assistant", content: [], api: model.api, provider: model.provider, model: model.id, usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: 0 };
-      void (async () => {
-        await Promise.resolve();
-        stream.push({ type: "start", partial });
-        const block = { type: "text" as const, text: "" };
-        partial.content.push(block);
-        stream.push({ type: "text_start", contentIndex: 0, partial });
-        for (let index = 0; index < deltas; index++) {
-          block.text += chunk;
-          stream.push({ type: "text_delta", contentIndex: 0, delta: chunk, partial });
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-        stream.push({ type: "text_end", contentIndex: 0, content: block.text, partial });
-        stream.push({ type: "done", reason: "stop", message: partial });
-      })();
-      return stream;
-    };
+    const streamFn = growingAnswerStreamFn(model, chunk, deltas);
     const events = await record(streamFn, model);
     const answer = chunk.length * deltas;
     const path = join(await mkdtemp(join(tmpdir(), "loopchart-updates-")), "run.jsonl");
