@@ -15,7 +15,8 @@ import { createRedactor } from "../../src/cli/redact.js";
 import { parseTrace } from "../../src/cli/trace-reader.js";
 import { TraceWriter } from "../../src/cli/trace-writer.js";
 import { createScriptedModel } from "../../src/providers/scripted.js";
-import { assistantEventStream, emptyPartial, growingAnswerStreamFn } from "../support/growing-answer.js";
+import { createAssistantMessageEventStream, createEmptyAssistantMessage } from "../../src/providers/assistant-stream.js";
+import { growingAnswerStreamFn } from "../support/growing-answer.js";
 import type { AgentEvent, AgentTool, StreamFn } from "../../src/types.js";
 
 const convertToLlm = (messages: unknown[]) => messages as never;
@@ -77,8 +78,8 @@ describe("message_update lines", () => {
   it("writes the message again whenever a reader could not rebuild it (a provider changing usage or an earlier block in place)", async () => {
     const model = createScriptedModel({ responses: [{ content: [{ type: "text", text: "x" }] }] }).model;
     const streamFn: StreamFn = () => {
-      const stream = assistantEventStream();
-      const partial = emptyPartial(model);
+      const stream = createAssistantMessageEventStream();
+      const partial = createEmptyAssistantMessage(model);
       void (async () => {
         await Promise.resolve();
         stream.push({ type: "start", partial });
