@@ -37,7 +37,7 @@ import {
   type TurnHookInput,
 } from "./events.js";
 import type { ToolCallContext } from "./tool-call.machine.js";
-import { toolBatchMachine, uniqueActorIds, type ToolBatchOutput } from "./tool-batch.machine.js";
+import { toolBatchMachine, uniqueCallIds, type ToolBatchOutput } from "./tool-batch.machine.js";
 import { transcriptMessages, transcriptOf } from "./transcript.js";
 import {
   DEFAULT_INVALID_CALL_LIMIT,
@@ -293,9 +293,9 @@ export const agentLoopMachine = setup({
       const toolName = snapshot.context.toolCall.name;
       if (decision.always !== true || context.approvedTools.includes(toolName)) return;
       enqueue.assign({ approvedTools: [...context.approvedTools, toolName] });
-      // The batch's calls (their actor ids as the batch makes them), wherever in the batch they live.
+      // The batch's calls (by their ids as the batch makes them), wherever in the batch they live.
       const calls = toolCallsOf(context.assistant);
-      uniqueActorIds(calls).forEach((id, index) => {
+      uniqueCallIds(calls).forEach((id, index) => {
         const sibling = calls[index]?.name === toolName && id !== decision.toolCallId ? system.get(callSystemId(id)) : undefined;
         if (sibling) enqueue.sendTo(sibling as AnyActorRef, { type: "call.preapprove" });
       });

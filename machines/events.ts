@@ -203,5 +203,12 @@ export type RunControlEvent = { type: "run.abort" } | { type: "run.abandon" };
 /** Every event the loop machine accepts (the batch's end arrives as its invoke's done event). */
 export type AgentLoopEvent = ModelStreamEvent | RunControlEvent | ApprovalDecisionEvent;
 
-/** System id of the actor of the tool call whose actor id is `actorId` (the tool call id, made unique within the batch). */
-export const callSystemId = (actorId: string): string => `toolCall:${actorId}`;
+const CALL_SYSTEM_PREFIX = "toolCall:";
+
+/** System id of the actor of the tool call with id `callId` (its tool call id, made unique within the batch: `uniqueCallIds`). */
+export const callSystemId = (callId: string): string => `${CALL_SYSTEM_PREFIX}${callId}`;
+
+/** The call id a call's system id `toolCall:<id>` names; undefined for anything else. */
+export function callIdOfSystemId(systemId: unknown): string | undefined {
+  return typeof systemId === "string" && systemId.startsWith(CALL_SYSTEM_PREFIX) ? systemId.slice(CALL_SYSTEM_PREFIX.length) : undefined;
+}

@@ -88,8 +88,12 @@ export function batchModeOf(calls: readonly ToolCall[], toolExecution: ToolExecu
   return runsSequentially(toolExecution, calls, sequentialTools) ? "sequential" : "parallel";
 }
 
-/** Actor ids of `calls`: the tool call id, made unique within the batch. */
-export function uniqueActorIds(calls: readonly ToolCall[]): string[] {
+/**
+ * The id each of `calls` is known by in the run: its tool call id, made unique
+ * within the batch (a repeated id gets `#<source index>`). A call's system id is
+ * `toolCall:<this id>` ({@link callSystemId}): approval decisions find it by it.
+ */
+export function uniqueCallIds(calls: readonly ToolCall[]): string[] {
   const seen = new Set<string>();
   return calls.map((call, index) => {
     const id = seen.has(call.id) ? `${call.id}#${index}` : call.id;
@@ -109,8 +113,8 @@ export interface ToolBatchHooks {
 export interface ToolBatchInput {
   /** The calls, in source order. */
   calls: ToolCall[];
-  /** Actor id of each call (default: {@link uniqueActorIds}). */
-  actorIds?: string[];
+  /** The id of each call in the run (default: {@link uniqueCallIds}): its system id is `toolCall:<id>`. */
+  callIds?: string[];
   /** Source index of `calls[0]` (0, or where a slice starts). */
   offset?: number;
   mode: BatchMode;
@@ -206,7 +210,8 @@ export interface BatchCallSettings {
 /** Context of a tool batch. JSON-serializable. */
 export interface ToolBatchContext {
   calls: ToolCall[];
-  actorIds: string[];
+  /** The id of each call in the run ({@link uniqueCallIds}). */
+  callIds: string[];
   layout: BatchLayout;
   callSettings: BatchCallSettings;
   aborted: boolean;
@@ -244,11 +249,21 @@ export function sliceSizeFor(count: number, fanOut = SLICE_SIZE): number {
   return Math.ceil(count / slices);
 }
 
+/**
+ * Actor id of the call with source index `index` in its batch: `call@<index>`.
+ * Positional rather than the tool call id, so the same few ids recur from turn
+ * to turn: XState copies a parent's `children` object on every spawn and stop,
+ * and V8 gives each object shape of new keys a hidden class of its own, so ids
+ * never seen before made every spawn and stop several times dearer
+ * (`bench/RESULTS.md`). The run finds a call by its system id instead.
+ */
+export const callActorId = (index: number): string => `call@${index}`;
+
 /** Actor id of a slice. */
 export const sliceId = (member: number): string => `slice-${member}`;
 
 const memberId = (context: ToolBatchContext, member: number): string =>
-  context.layout.sliceSize === 0 ? (context.actorIds[member] as string) : sliceId(member);
+  context.layout.sliceSize === 0 ? callActorId(context.layout.offset + member) : sliceId(member);
 
 /** The member a source index belongs to. */
 const memberOf = (context: ToolBatchContext, index: number): number =>
@@ -257,7 +272,7 @@ const memberOf = (context: ToolBatchContext, index: number): number =>
 /** The spawn of member `member`: a call, or a slice of the calls. */
 function memberSpawn(context: ToolBatchContext, member: number): { src: "toolCall" | "toolBatch"; id: string; systemId?: string; input: ToolCallInput | ToolBatchInput } {
   if (context.layout.sliceSize === 0) {
-    const id = context.actorIds[member] as string;
+    const id = callActorId(context.layout.offset + member);
     const name = (context.calls[member] as ToolCall).name;
     const policy = context.callSettings.policies && Object.hasOwn(context.callSettings.policies, name) ? context.callSettings.policies[name] : undefined;
     const input: ToolCallInput = {
@@ -271,13 +286,13 @@ function memberSpawn(context: ToolBatchContext, member: number): { src: "toolCal
       ...(context.callSettings.approvedTools.includes(name) ? { preapproved: true } : {}),
       ...(policy ? { policy } : {}),
     };
-    return { src: "toolCall", id, ...(context.callSettings.registersCalls ? { systemId: callSystemId(id) } : {}), input };
+    return { src: "toolCall", id, ...(context.callSettings.registersCalls ? { systemId: callSystemId(context.callIds[member] as string) } : {}), input };
   }
   const from = member * context.layout.sliceSize;
   const to = from + context.layout.sliceSize;
   const input: ToolBatchInput = {
     calls: context.calls.slice(from, to),
-    actorIds: context.actorIds.slice(from, to),
+    callIds: context.callIds.slice(from, to),
     offset: context.layout.offset + from,
     mode: "parallel",
     hooks: context.callSettings.hooks,
@@ -331,7 +346,7 @@ function towardsCall(context: ToolBatchContext, index: number, execute: boolean)
   const member = memberOf(context, index);
   if (context.slots[member] !== null) return undefined;
   if (context.layout.sliceSize === 0) {
-    return { to: context.actorIds[member] as string, event: execute ? { type: "call.execute" } : { type: "call.cancel", reason: ABORTED_MESSAGE } };
+    return { to: callActorId(index), event: execute ? { type: "call.execute" } : { type: "call.cancel", reason: ABORTED_MESSAGE } };
   }
   return { to: sliceId(member), event: { type: execute ? "slice.execute" : "slice.cancel", index } };
 }
@@ -629,7 +644,7 @@ const toolBatchDefinition = toolBatchSetup.createMachine({
     const caps = input.mode === "parallel" && input.refusal === undefined ? input.caps : undefined;
     return {
       calls: input.calls,
-      actorIds: input.actorIds ?? uniqueActorIds(input.calls),
+      callIds: input.callIds ?? uniqueCallIds(input.calls),
       layout: {
         offset,
         mode: input.mode,

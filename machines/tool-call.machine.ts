@@ -12,8 +12,8 @@
  *              └─▶ done
  *   (executingWithTimeout: the same, for a tool with `timeoutMs`; when it passes ─▶ done, timed out)
  *
- * Its batch (`machines/tool-batch.machine.ts`) spawns it (system id
- * `toolCall:<actor id>`) when the call's turn comes, and it starts preparing at once. A refused call (length truncation)
+ * Its batch (`machines/tool-batch.machine.ts`) spawns it (actor id
+ * `call@<source index>`, system id `toolCall:<tool call id>`) when the call's turn comes, and it starts preparing at once. A refused call (length truncation)
  * settles without preparing. Without a handshake (`proceeds`) it goes on to
  * execute; with one (`reportsPreparation`) it reports `tool.prepared` and waits
  * in `prepared` for `call.execute`. Either way it reports exactly one

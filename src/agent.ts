@@ -5,7 +5,7 @@
  * `runAgentLoopContinue`, queues steering and follow-up messages for the loop's
  * polls, and hands every event to its listeners in order.
  */
-import { uniqueActorIds } from "../machines/tool-batch.machine.js";
+import { uniqueCallIds } from "../machines/tool-batch.machine.js";
 import { toolCallsOf } from "../machines/loop-context.js";
 import type { AnyActorRef } from "xstate";
 import { runIntoSink, type AgentLoopActor } from "./agent-loop.js";
@@ -358,8 +358,8 @@ export class Agent {
     const actor = this.activeRun?.actor;
     const snapshot = actor?.getSnapshot();
     if (!actor || !snapshot?.matches("toolBatch")) return [];
-    // The batch's calls by actor id (as the batch makes them), wherever in the batch they live.
-    return uniqueActorIds(toolCallsOf(snapshot.context.assistant)).filter((id) => this.callOf(actor, id)?.value === "awaitingApproval");
+    // The batch's calls by id (as the batch makes them), wherever in the batch they live.
+    return uniqueCallIds(toolCallsOf(snapshot.context.assistant)).filter((id) => this.callOf(actor, id)?.value === "awaitingApproval");
   }
 
   private callOf(actor: AgentLoopActor, toolCallId: string): { value: unknown; context: ToolCallContext } | undefined {

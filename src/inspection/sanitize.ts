@@ -66,7 +66,7 @@ export function sanitizeValue(value: unknown, maxString: number = MAX_INSPECTED_
 
 /** An inspection event reduced to plain data: actor refs become ids, context and events are sanitized. */
 export type SanitizedInspectionEvent =
-  | { type: "@xstate.actor"; actorId: string; sessionId: string; parentId?: string; machineId?: string }
+  | { type: "@xstate.actor"; actorId: string; sessionId: string; parentId?: string; machineId?: string; systemId?: string }
   | { type: "@xstate.event"; actorId: string; sessionId: string; sourceId?: string; event: unknown }
   | {
       type: "@xstate.snapshot";
@@ -89,6 +89,8 @@ interface RefLike {
   sessionId: string;
   _parent?: { sessionId: string };
   logic?: { id?: unknown; config?: unknown };
+  /** The options the actor was created with: its system id is set only after `@xstate.actor` is sent, its option before. */
+  options?: { systemId?: unknown };
 }
 
 /**
@@ -107,6 +109,7 @@ export function sanitizeInspectionEvent(readable: InspectionEvent): SanitizedIns
         ...base,
         ...(ref._parent ? { parentId: ref._parent.sessionId } : {}),
         ...(machineId ? { machineId } : {}),
+        ...(typeof ref.options?.systemId === "string" ? { systemId: ref.options.systemId } : {}),
       };
     }
     case "@xstate.event":

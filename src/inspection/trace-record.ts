@@ -8,8 +8,8 @@ export const TRACE_CONTEXT_STRING_LENGTH = 200;
 
 /**
  * A snapshot's context as a trace keeps it: scalar fields as they are (strings cut to
- * {@link TRACE_CONTEXT_STRING_LENGTH}), arrays as `"[N items]"`, objects as `"{…}"`. A
- * record then has a size independent of the run's length: the transcript is in the agent events.
+ * {@link TRACE_CONTEXT_STRING_LENGTH}), arrays as `"[N items]"`, objects as `"{…}"`; a tool call's
+ * also its `toolCallId`. A record then has a size independent of the run's length: the transcript is in the agent events.
  */
 export function summarizeContext(context: unknown): unknown {
   if (typeof context !== "object" || context === null) return context;
@@ -20,6 +20,9 @@ export function summarizeContext(context: unknown): unknown {
     else if (Array.isArray(value)) out[key] = `[${value.length} items]`;
     else if (typeof value === "object") out[key] = "{…}";
   }
+  // A tool call's context names its call, which its actor id (its place in the batch) does not.
+  const toolCall = (context as { toolCall?: { id?: unknown } }).toolCall;
+  if (typeof toolCall === "object" && toolCall !== null && typeof toolCall.id === "string") out.toolCallId = toolCall.id;
   return out;
 }
 

@@ -38,7 +38,10 @@ import { ABORTED_MESSAGE } from "../../machines/loop-context.js";
 
 /** One tool-call actor of the current batch: the real tool-call machine's snapshot, and the key of the batch that parents it. */
 export interface WorldCall {
+  /** Its actor id in its batch (`call@<source index>`). */
   id: string;
+  /** The id the run knows it by (its tool call id, made unique in the batch): its system id is `toolCall:<callId>`. */
+  callId: string;
   name: string;
   index: number;
   parent: string;
@@ -287,7 +290,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
   const standIns = standInsOf(recorders.loop.system);
   const registerStandIn = (id: string) => {
     if (standIns.refs.has(id)) return;
-    const ref = { id, getSnapshot: () => standIns.live.find((call) => call.id === id)?.snapshot } as unknown as AnyActorRef;
+    const ref = { id, getSnapshot: () => standIns.live.find((call) => call.callId === id)?.snapshot } as unknown as AnyActorRef;
     standIns.refs.set(id, ref);
     // XState's own registration (what spawning with a system id does); the system has no public setter.
     (recorders.loop.system as unknown as { _set(systemId: string, ref: AnyActorRef): void })._set(callSystemId(id), ref);
@@ -330,7 +333,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
     const sendToChild = (key: string, id: string, sent: SentEvent) => {
       const call = calls.find((candidate) => candidate.parent === key && candidate.id === id);
       if (call) {
-        violations.push(...observeSentToCall(monitor, id, sent.type, call.name));
+        violations.push(...observeSentToCall(monitor, call.callId, sent.type, call.name));
         queue.push({ to: { call: id }, event: sent });
         return;
       }
@@ -351,13 +354,16 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       }
     };
     const startCall = (parent: string, id: string, callInput: CallInput) => {
+      // The id the batch registers the call under (its context's callIds, by position).
+      const batchContext = batches.find((candidate) => candidate.key === parent)?.snapshot.context as { callIds?: string[]; layout?: { offset: number } } | undefined;
+      const callId = batchContext?.callIds?.[callInput.index - (batchContext.layout?.offset ?? 0)] ?? callInput.toolCall.id;
       // A call spawned ready to go on from preparation to execution starts as one told to execute would.
-      if (callInput.proceeds) violations.push(...observeSentToCall(monitor, id, "call.execute", callInput.toolCall.name));
+      if (callInput.proceeds) violations.push(...observeSentToCall(monitor, callId, "call.execute", callInput.toolCall.name));
       const callStarted = recorders.call.initial(machines.call, callInput);
       onTransitions(callStarted.transitions, "call");
-      const started = { id, name: callInput.toolCall.name, index: callInput.index, parent, snapshot: callStarted.snapshot };
+      const started = { id, callId, name: callInput.toolCall.name, index: callInput.index, parent, snapshot: callStarted.snapshot };
       calls.push(started);
-      registerStandIn(id);
+      registerStandIn(callId);
       fromCall({ parent }, callStarted.actions);
       // Preparation that starts after the abort settles at once as aborted (the real prepareCall checks the signal first).
       const pending = pendingOf(started);
@@ -439,8 +445,9 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           continue;
         }
         // An approval decision (or call.preapprove) the loop sends to a call it found by its system id.
-        if (sent && calls.some((call) => call.id === sent.to)) {
-          queue.push({ to: { call: sent.to }, event: sent.event as SentEvent });
+        const found = sent ? calls.find((call) => call.callId === sent.to) : undefined;
+        if (sent && found) {
+          queue.push({ to: { call: found.id }, event: sent.event as SentEvent });
           continue;
         }
         const stopped = stoppedChild(action);
@@ -707,7 +714,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
     }
     // A call waiting for a decision: the user answers through the loop, which finds the call by its system id.
     if (call.snapshot.value === "awaitingApproval") {
-      const toolCallId = call.id;
+      const toolCallId = call.callId;
       events.push(
         { type: label("user approves"), send: { type: "tool.approve", toolCallId } },
         { type: label("user approves always"), send: { type: "tool.approve", toolCallId, always: true } },

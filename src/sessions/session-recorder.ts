@@ -8,6 +8,7 @@
  */
 import type { AnyActorRef, InspectionEvent } from "xstate";
 import { transcriptMessages, type Transcript } from "../../machines/transcript.js";
+import { callIdOfSystemId } from "../../machines/events.js";
 import type { AgentLoopOutput } from "../../machines/agent-loop.machine.js";
 import { rawInspectionEvent } from "../inspection/raw-inspection-event.js";
 import type { ExitReason } from "../types.js";
@@ -40,7 +41,16 @@ export interface RecorderOptions {
   onSaved?: (record: SessionRecord) => void;
 }
 
-type ChildSnapshots = Record<string, { snapshot?: { value?: unknown; children?: unknown } }>;
+type ChildSnapshots = Record<string, { snapshot?: { value?: unknown; children?: unknown; context?: unknown }; systemId?: unknown }>;
+
+/**
+ * The id a persisted call is known by (what `tool.approve` names): from its system
+ * id `toolCall:<id>`, else its tool call's id; its actor id (`call@<index>`) is only its place in the batch.
+ */
+function callIdOf(key: string, child: ChildSnapshots[string]): string {
+  const toolCall = (child.snapshot?.context as { toolCall?: { id?: unknown } } | undefined)?.toolCall;
+  return callIdOfSystemId(child.systemId) ?? (typeof toolCall?.id === "string" ? toolCall.id : key);
+}
 
 /** What a call in a snapshot waiting for approval looks like (the approval state of a tool call). */
 const AWAITING_APPROVAL = "awaitingApproval";
@@ -50,7 +60,7 @@ export function awaitingCalls(snapshot: PersistedLoop): string[] {
   const ids: string[] = [];
   const visit = (children: ChildSnapshots) => {
     for (const [id, child] of Object.entries(children)) {
-      if (child.snapshot?.value === AWAITING_APPROVAL) ids.push(id);
+      if (child.snapshot?.value === AWAITING_APPROVAL) ids.push(callIdOf(id, child));
       else if (child.snapshot?.children) visit(child.snapshot.children as ChildSnapshots);
     }
   };
@@ -87,7 +97,7 @@ export function blockedOnApproval(snapshot: PersistedLoop): string[] | undefined
         // The tool batch (or a slice of it): its calls (or slices) are its children.
         visit((child.snapshot?.children ?? {}) as ChildSnapshots);
       } else if (state === AWAITING_APPROVAL) {
-        waiting.push(id);
+        waiting.push(callIdOf(id, child));
       } else if (state !== "queued" && state !== "prepared" && state !== "done") {
         // Preparing, executing, finalizing — or an invoked actor of the loop's at work.
         busy = true;

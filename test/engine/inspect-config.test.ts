@@ -17,7 +17,8 @@ describe("inspect in the loop's config", () => {
       mockStream([{ calls: [{ id: "call-1", name: "echo", arguments: { text: "a" } }] }, { text: "done" }]),
     );
     await stream.result();
-    expect(ids).toContain("call-1");
+    // The call's actor id is its place in the batch.
+    expect(ids).toContain("call@0");
     expect(ids).toContain("requestModel");
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AnyActorRef, InspectionEvent } from "xstate";
+import type { AnyActor, AnyActorRef, InspectionEvent } from "xstate";
 import { createAgentLoopActor } from "../../src/index.js";
 import type { AgentEvent } from "../../src/types.js";
 import { baseConfig, mockStream, user } from "../helpers/mock-stream.js";
@@ -13,6 +13,7 @@ describe("inspection", () => {
       { text: "done" },
     ]);
     const actorIds = new Set<string>();
+    const systemIds = new Set<string>();
     const events: AgentEvent[] = [];
     const actor = createAgentLoopActor({
       prompts: [user("go")],
@@ -21,6 +22,8 @@ describe("inspection", () => {
       streamFn: stream,
       inspect: (event: InspectionEvent) => {
         if (event.type === "@xstate.actor") actorIds.add((event.actorRef as AnyActorRef).id);
+        const { systemId } = event.actorRef as AnyActor;
+        if (systemId !== undefined) systemIds.add(systemId);
       },
       onEvent: (event) => events.push(event),
     });
@@ -29,8 +32,11 @@ describe("inspection", () => {
       actor.start();
     });
     expect(output).toMatchObject({ exitReason: "completed" });
-    expect(actorIds).toContain("first");
-    expect(actorIds).toContain("second");
+    // A call's actor id is its place in the batch; its system id names its tool call.
+    expect(actorIds).toContain("call@0");
+    expect(actorIds).toContain("call@1");
+    expect(systemIds).toContain("toolCall:first");
+    expect(systemIds).toContain("toolCall:second");
     expect(actorIds).toContain("requestModel");
     expect(events[0]?.type).toBe("agent_start");
     expect(events.at(-1)?.type).toBe("agent_end");

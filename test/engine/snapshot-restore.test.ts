@@ -175,9 +175,10 @@ describe("persisted snapshots and restore", () => {
   it("re-runs a tool that was executing when the snapshot was taken, and only that one", async () => {
     const scenario = SCENARIOS[1] as Scenario;
     const original = await run(scenario);
+    // s1 is the batch's first call: its actor id is its place, call@0.
     const executing = original.persisted
       .map((json) => JSON.parse(json) as Persisted)
-      .find((snapshot) => childAt(snapshot, ["toolBatch", "s1"])?.value === "executing");
+      .find((snapshot) => childAt(snapshot, ["toolBatch", "call@0"])?.value === "executing");
     expect(executing).toBeDefined();
     const restored = await run(scenario, executing);
     expect(restored.runs).toEqual(["s1", "s2", "s3"]);

@@ -115,12 +115,13 @@ function expectEveryActor(seen: Seen) {
   expect(loop).toBeDefined();
   const ids = actors.map((actor) => actor.id);
   // Each call is an actor, and each call's tool runs in an actor the call invoked.
-  for (const call of ["call_1", "call_2"]) {
+  // (A call's actor id is its place in the batch: call_1 is call@0.)
+  for (const call of ["call@0", "call@1"]) {
     expect(ids).toContain(call);
     expect(actors.some((actor) => actor.parent === call)).toBe(true);
   }
   // The model request is an actor too (one per turn).
-  expect(actors.filter((actor) => actor.parent === loop?.id && !actor.id.startsWith("call_")).length).toBeGreaterThanOrEqual(2);
+  expect(actors.filter((actor) => actor.parent === loop?.id && !actor.id.startsWith("call@")).length).toBeGreaterThanOrEqual(2);
 }
 
 describe("what an inspect observer receives", () => {

@@ -14,11 +14,12 @@ describe("recordTrace", () => {
     expect(trace.header.version).toBe(3);
     expect(trace.end?.exitReason).toBe("completed");
     const actors = trace.records.flatMap((r) => ("inspect" in r && r.inspect.type === "@xstate.actor" ? [r.inspect] : []));
-    for (const id of [...SAMPLE_BATCH_IDS, "call_d"]) expect(actors.some((a) => a.actorId === id && a.machineId === "toolCall")).toBe(true);
+    // A call's actor is recorded under its place in the batch, with the system id that names its tool call.
+    for (const id of [...SAMPLE_BATCH_IDS, "call_d"]) expect(actors.some((a) => a.systemId === `toolCall:${id}` && /^call@\d+$/.test(a.actorId) && a.machineId === "toolCall")).toBe(true);
     const ends = trace.events.filter((l) => l.event.type === "tool_execution_end");
     expect(ends.filter((l) => l.event.type === "tool_execution_end" && l.event.isError).length).toBe(2);
     const states = trace.records.flatMap((r) =>
-      "inspect" in r && r.inspect.type === "@xstate.snapshot" && r.inspect.actorId === "call_a" ? [JSON.stringify(r.inspect.snapshot.value)] : [],
+      "inspect" in r && r.inspect.type === "@xstate.snapshot" && (r.inspect.snapshot.context as { toolCallId?: string } | undefined)?.toolCallId === "call_a" ? [JSON.stringify(r.inspect.snapshot.value)] : [],
     );
     expect(states.some((s) => s.includes("executing"))).toBe(true);
     expect(trace.records.every((r, i, all) => i === 0 || r.t >= all[i - 1].t)).toBe(true);

@@ -64,13 +64,13 @@ async function actorsOfBatch(count: number, mode: "parallel" | "sequential" = "p
 }
 
 describe("spawning a batch's calls", () => {
-  it("spawns each call of a small batch as the batch's own child, with the tool call id as actor id", async () => {
+  it("spawns each call of a small batch as the batch's own child, with its place in the batch as actor id", async () => {
     const { spawned } = await actorsOfBatch(3);
     expect(spawned).toEqual([
       ["batch", "toolBatch", "agentLoop"],
-      ["call", "c0", "toolBatch"],
-      ["call", "c1", "toolBatch"],
-      ["call", "c2", "toolBatch"],
+      ["call", "call@0", "toolBatch"],
+      ["call", "call@1", "toolBatch"],
+      ["call", "call@2", "toolBatch"],
     ]);
   });
 

@@ -5,7 +5,7 @@
 import { assign, enqueueActions } from "xstate";
 import { agentLoopMachine, type AgentLoopContext } from "../../machines/agent-loop.machine.js";
 import { toolCallsOf } from "../../machines/loop-context.js";
-import { linkSlices, sliceId, toolBatchMachine, type ToolBatchContext } from "../../machines/tool-batch.machine.js";
+import { callActorId, linkSlices, sliceId, toolBatchMachine, type ToolBatchContext } from "../../machines/tool-batch.machine.js";
 import type { ToolResultMessage } from "../../src/types.js";
 
 type FaultyMachine = typeof agentLoopMachine;
@@ -126,7 +126,7 @@ export const releasesAllQueuedCalls: FaultyMachine = withBatch(
           const member = context.layout.sliceSize === 0 ? index - context.layout.offset : Math.floor((index - context.layout.offset) / context.layout.sliceSize);
           if (context.slots[member] !== null) continue;
           const execute = context.aborted ? { type: "call.cancel", reason: "Operation aborted" } : { type: "call.execute" };
-          if (context.layout.sliceSize === 0) queue.sendTo(context.actorIds[member] as string, execute);
+          if (context.layout.sliceSize === 0) queue.sendTo(callActorId(index), execute);
           else queue.sendTo(sliceId(member), { type: context.aborted ? "slice.cancel" : "slice.execute", index });
         }
         const executing: Record<string, number> = { ...context.queue?.executing };

@@ -88,7 +88,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the run viewer in a browser", () => {
     await page.screenshot({ path: join(output, "recorded.png"), fullPage: true });
 
     // Scrub to the first snapshot where call_a executes: its lane says so and the loop is in its batch state.
-    const index = trace.records.findIndex((r) => "inspect" in r && r.inspect.type === "@xstate.snapshot" && r.inspect.actorId === "call_a" && JSON.stringify(r.inspect.snapshot.value).includes("executing"));
+    const index = trace.records.findIndex((r) => "inspect" in r && r.inspect.type === "@xstate.snapshot" && (r.inspect.snapshot.context as { toolCallId?: string } | undefined)?.toolCallId === "call_a" && JSON.stringify(r.inspect.snapshot.value).includes("executing"));
     expect(index).toBeGreaterThan(0);
     await page.$eval("#scrubber", (input, value) => {
       (input as unknown as { value: string }).value = String(value);

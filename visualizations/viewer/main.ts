@@ -3,6 +3,7 @@
  * and a scrubber over the run's records. Plain DOM and SVG; data from the local server only.
  */
 import type { MachineDescription } from "../../src/inspection/describe-machine.js";
+import { callIdOfSystemId } from "../../machines/events.js";
 
 interface Inspect {
   type: string;
@@ -10,10 +11,20 @@ interface Inspect {
   sessionId: string;
   parentId?: string;
   machineId?: string;
-  snapshot?: { status: string; value?: unknown };
+  systemId?: string;
+  snapshot?: { status: string; value?: unknown; context?: unknown };
 }
 type ViewRecord = { t: number; event: { type: string; [key: string]: unknown } } | { t: number; inspect: Inspect };
-interface Actor { actorId: string; sessionId: string; machineId?: string }
+/**
+ * `callId`: a tool call's id (its actor id is only its place in the batch, `call@<index>`):
+ * from its system id `toolCall:<id>` when the record has it, else from its first
+ * snapshot's `toolCallId` (a live Stately inspector's records carry no system id).
+ */
+interface Actor { actorId: string; sessionId: string; machineId?: string; callId?: string }
+
+
+/** What an actor is shown as: a call by its tool call id, any other actor by its actor id. */
+const nameOf = (actor: Actor | undefined): string => actor?.callId ?? actor?.actorId ?? "";
 interface Span { state: string; from: number; to: number }
 
 /** Each machine's description with its SVG chart (built from the definition by scripts/build-viewer.ts). */
@@ -96,10 +107,14 @@ function indexRecords() {
     }
     const ins = r.inspect;
     if (ins.type === "@xstate.actor" && !index.actors.has(ins.sessionId)) {
-      index.actors.set(ins.sessionId, { actorId: ins.actorId, sessionId: ins.sessionId, ...(ins.machineId ? { machineId: ins.machineId } : {}) });
+      const callId = callIdOfSystemId(ins.systemId);
+      index.actors.set(ins.sessionId, { actorId: ins.actorId, sessionId: ins.sessionId, ...(ins.machineId ? { machineId: ins.machineId } : {}), ...(callId ? { callId } : {}) });
       index.order.push(ins.sessionId);
     }
     if (ins.type === "@xstate.snapshot") {
+      const actor = index.actors.get(ins.sessionId);
+      const toolCallId = (ins.snapshot?.context as { toolCallId?: unknown } | undefined)?.toolCallId;
+      if (actor && actor.callId === undefined && typeof toolCallId === "string") actor.callId = toolCallId;
       const state = laneState(ins.snapshot?.value, ins.snapshot?.status, index.actors.get(ins.sessionId)?.machineId);
       let spans = index.spans.get(ins.sessionId);
       if (!spans) index.spans.set(ins.sessionId, (spans = []));
@@ -157,8 +172,8 @@ function renderCharts(values: Map<string, unknown>, existing: Set<string>) {
     const session = chosen ?? [...index.order].reverse().find((s) => existing.has(s) && index.actors.get(s)?.machineId === machine.id);
     const active = new Set(session ? activePaths(values.get(session)) : []);
     for (const group of chart.states) group.classList.toggle("active", active.has(group.getAttribute("data-path") ?? "\u0000"));
-    chart.title.textContent = `${machine.id}${session ? ` (${index.actors.get(session)?.actorId})` : ""}`;
-    chart.box.dataset.actor = session ? index.actors.get(session)?.actorId ?? "" : "";
+    chart.title.textContent = `${machine.id}${session ? ` (${nameOf(index.actors.get(session))})` : ""}`;
+    chart.box.dataset.actor = session ? nameOf(index.actors.get(session)) : "";
     if (chart.box.parentElement !== root) root.append(chart.box);
   }
 }
@@ -199,8 +214,9 @@ function drawLanes() {
   for (const session of index.order) {
     const actor = index.actors.get(session) as Actor;
     if (actor.machineId !== LOOP_MACHINE && actor.machineId !== CALL_MACHINE) continue;
-    const lane = el("div", { class: "lane", "data-actor": actor.actorId, "data-machine": actor.machineId ?? "" });
-    lane.append(el("span", { class: "label", title: actor.actorId }, actor.machineId === LOOP_MACHINE ? "loop" : actor.actorId));
+    const name = nameOf(actor);
+    const lane = el("div", { class: "lane", "data-actor": name, "data-machine": actor.machineId ?? "" });
+    lane.append(el("span", { class: "label", title: name }, actor.machineId === LOOP_MACHINE ? "loop" : name));
     const box = svg("svg", { viewBox: "0 0 1000 20", preserveAspectRatio: "none" });
     for (const span of index.spans.get(session) ?? []) {
       seen.add(span.state);
@@ -210,9 +226,9 @@ function drawLanes() {
       rect.append(title);
       box.append(rect);
     }
-    const failedAt = index.errors.get(actor.actorId);
+    const failedAt = index.errors.get(name);
     if (actor.machineId === CALL_MACHINE && failedAt !== undefined) {
-      box.append(svg("circle", { class: "error-mark", cx: x(failedAt), cy: 10, r: 6, "data-error": actor.actorId }));
+      box.append(svg("circle", { class: "error-mark", cx: x(failedAt), cy: 10, r: 6, "data-error": name }));
       lane.classList.add("has-error");
     }
     const cursorLine = svg("line", { class: "cursor", x1: 0, x2: 0, y1: 0, y2: 20 });
