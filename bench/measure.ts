@@ -51,6 +51,8 @@ export interface MeasureOptions {
   collectFirst?: boolean;
   /** Hash the event sequence into `sequenceHash` (default false; costs time, so untimed runs only). */
   fingerprint?: boolean;
+  /** Give the run an abort signal (that never fires), as `Agent` always does (default false). */
+  signal?: boolean;
 }
 
 const FNV_OFFSET = 0x811c9dc5;
@@ -78,7 +80,7 @@ function eventKey(event: AgentEvent): string {
 export async function measureRun(
   engine: Engine,
   workload: Workload,
-  { sampleHeap = false, collectFirst = true, fingerprint = false }: MeasureOptions = {},
+  { sampleHeap = false, collectFirst = true, fingerprint = false, signal = false }: MeasureOptions = {},
 ): Promise<RunMeasurement> {
   const prompt: UserMessage = { role: "user", content: "Run the benchmark.", timestamp: Date.now() };
   const context = { systemPrompt: "You are a benchmark.", messages: [], tools: [echoTool] };
@@ -92,7 +94,7 @@ export async function measureRun(
   let hash = FNV_OFFSET;
 
   const started = performance.now();
-  const stream = engine.agentLoop([prompt], context, config, undefined, streamFn);
+  const stream = engine.agentLoop([prompt], context, config, signal ? new AbortController().signal : undefined, streamFn);
   for await (const event of stream) {
     events += 1;
     if (fingerprint) hash = fnv1a(hash, `${eventKey(event)}|`);

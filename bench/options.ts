@@ -31,6 +31,8 @@ export interface BenchOptions {
   only: string[] | undefined;
   /** `BENCH_TOOLS=0` skips the built-in tools benchmark at the end. */
   tools: boolean;
+  /** `BENCH_SIGNAL=1` gives every run an abort signal (as `Agent` always does), which each tool's signal is linked to. */
+  signal: boolean;
 }
 
 /** Thrown for an environment variable the benchmark cannot use; the message says what was expected. */
@@ -67,5 +69,5 @@ export function readBenchOptions(env: NodeJS.ProcessEnv = process.env): BenchOpt
     }
   }
 
-  return { rounds, scale, loopchartSource: source, only, tools: env.BENCH_TOOLS !== "0" };
+  return { rounds, scale, loopchartSource: source, only, tools: env.BENCH_TOOLS !== "0", signal: env.BENCH_SIGNAL === "1" };
 }

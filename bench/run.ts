@@ -19,18 +19,18 @@ const log = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
-async function measureWorkload(engines: readonly Engine[], workload: Workload, rounds: number): Promise<WorkloadFigures> {
+async function measureWorkload(engines: readonly Engine[], workload: Workload, rounds: number, signal: boolean): Promise<WorkloadFigures> {
   const warmup = scaleWorkload(workload, WARMUP_FRACTION);
-  for (const engine of engines) await measureRun(engine, warmup);
+  for (const engine of engines) await measureRun(engine, warmup, { signal });
 
   const runs = new Map<Engine, RunMeasurement[]>(engines.map((engine) => [engine, []]));
   for (let round = 0; round < rounds; round += 1) {
     // Alternate which engine goes first so neither always inherits the other's garbage.
     const order = round % 2 === 0 ? engines : [...engines].reverse();
-    for (const engine of order) runs.get(engine)?.push(await measureRun(engine, workload));
+    for (const engine of order) runs.get(engine)?.push(await measureRun(engine, workload, { signal }));
   }
   const heapRuns = new Map<Engine, RunMeasurement>();
-  for (const engine of engines) heapRuns.set(engine, await measureRun(engine, workload, { sampleHeap: true, fingerprint: true }));
+  for (const engine of engines) heapRuns.set(engine, await measureRun(engine, workload, { sampleHeap: true, fingerprint: true, signal }));
   collectGarbage();
 
   const [pi, loopchart] = engines.map((engine) => {
@@ -94,7 +94,7 @@ async function main(): Promise<void> {
   for (const base of WORKLOADS) {
     if (options.only && !options.only.includes(base.name)) continue;
     const workload = scaleWorkload(base, options.scale);
-    const figures = await measureWorkload(engines, workload, options.rounds);
+    const figures = await measureWorkload(engines, workload, options.rounds, options.signal);
     rows.push(figures);
     log(formatWorkloadLine(figures));
   }

@@ -28,6 +28,12 @@ export interface RunServices {
   declaredTools(): Tool[] | undefined;
   /** Replaces the tool list, when `prepareNextTurn` swaps the context. */
   useTools(tools: AgentTool[] | undefined): void;
+  /**
+   * Calls `listener` with the reason when the run's signal aborts (never without
+   * a signal); returns what detaches it. One listener on the signal serves them
+   * all, so a wide parallel batch does not trip Node's listener-leak warning.
+   */
+  onAbort(listener: (reason: unknown) => void): () => void;
 }
 
 /** Builds the services of a run for a tool list. */
@@ -46,7 +52,23 @@ export function createRunServices(options: {
     declared = next?.map((tool) => ({ name: tool.name, description: tool.description, parameters: toJsonSchema(tool.parameters) }));
   };
   useTools(options.tools);
+  const { signal } = options;
+  const aborters = new Set<(reason: unknown) => void>();
+  let listening = false;
+  const onAbort = (listener: (reason: unknown) => void) => {
+    if (!signal) return () => undefined;
+    if (!listening) {
+      listening = true;
+      signal.addEventListener("abort", () => {
+        for (const aborter of [...aborters]) aborter(signal.reason);
+        aborters.clear();
+      }, { once: true });
+    }
+    aborters.add(listener);
+    return () => void aborters.delete(listener);
+  };
   return {
+    onAbort,
     config: options.config,
     streamFn: options.streamFn,
     signal: options.signal,

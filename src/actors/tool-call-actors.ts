@@ -121,9 +121,17 @@ export function createPrepareArgumentsAction(servicesOf: ServicesSource) {
   });
 }
 
-/** The signal a tool runs with: the call's own (aborted when the call's actor stops), reached by the run's. */
-function callSignal(own: AbortSignal, run: AbortSignal | undefined): AbortSignal {
-  return run ? AbortSignal.any([own, run]) : own;
+/**
+ * The signal a tool runs with: the call's own (aborted when the call's actor
+ * stops), reached by the run's abort with its reason. `release` detaches it from
+ * the run once the tool settled, so a long run keeps nothing per finished call.
+ * (`AbortSignal.any` does the same at several times the cost per call on Node 20.)
+ */
+function callSignal(own: AbortSignal, services: RunServices): { signal: AbortSignal; release: () => void } {
+  if (!services.signal) return { signal: own, release: () => undefined };
+  const linked = new AbortController();
+  own.addEventListener("abort", () => linked.abort(own.reason), { once: true });
+  return { signal: linked.signal, release: services.onAbort((reason) => linked.abort(reason)) };
 }
 
 /**
@@ -151,8 +159,9 @@ export function createExecuteToolActor(servicesOf: ServicesSource) {
     if (!tool) return failed(`Tool ${toolCall.name} not found`);
     const startedAt = performance.now();
     const elapsed = () => Math.round(performance.now() - startedAt);
+    const toolSignal = callSignal(signal, services);
     try {
-      const result = await tool.execute(toolCall.id, input.args as never, callSignal(signal, services.signal), onUpdate);
+      const result = await tool.execute(toolCall.id, input.args as never, toolSignal.signal, onUpdate);
       const durationMs = elapsed();
       return { ...checkOutputSchema(tool, normalizeToolResult(toolCall.name, result)), durationMs };
     } catch (error) {
@@ -160,6 +169,7 @@ export function createExecuteToolActor(servicesOf: ServicesSource) {
       return { ...failed(errorText(error)), durationMs, ...(isRetryableError(error) ? { retryable: true as const } : {}) };
     } finally {
       live = false;
+      toolSignal.release();
     }
   });
 }

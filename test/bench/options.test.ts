@@ -4,13 +4,13 @@ import { expectedMessageCount, scaleWorkload, WORKLOADS } from "../../bench/work
 
 describe("readBenchOptions", () => {
   it("should use five rounds, full scale, the built package and the tools bench when nothing is set", () => {
-    expect(readBenchOptions({})).toEqual({ rounds: DEFAULT_ROUNDS, scale: 1, loopchartSource: "dist", only: undefined, tools: true });
+    expect(readBenchOptions({})).toEqual({ rounds: DEFAULT_ROUNDS, scale: 1, loopchartSource: "dist", only: undefined, tools: true, signal: false });
   });
 
   it("should read every BENCH_ variable", () => {
     expect(
-      readBenchOptions({ BENCH_ROUNDS: "3", BENCH_SCALE: "0.01", BENCH_LOOPCHART: "src", BENCH_ONLY: "long, long 2x", BENCH_TOOLS: "0" }),
-    ).toEqual({ rounds: 3, scale: 0.01, loopchartSource: "src", only: ["long", "long 2x"], tools: false });
+      readBenchOptions({ BENCH_ROUNDS: "3", BENCH_SCALE: "0.01", BENCH_LOOPCHART: "src", BENCH_ONLY: "long, long 2x", BENCH_TOOLS: "0", BENCH_SIGNAL: "1" }),
+    ).toEqual({ rounds: 3, scale: 0.01, loopchartSource: "src", only: ["long", "long 2x"], tools: false, signal: true });
   });
 
   it("should reject malformed values with a message naming what was expected", () => {

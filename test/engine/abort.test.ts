@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Type } from "typebox";
 import { ABORTED_MESSAGE, agentLoop } from "../../src/index.js";
@@ -125,6 +126,36 @@ describe("abort", () => {
     const results = result.filter((m): m is ToolResultMessage => (m as { role: string }).role === "toolResult");
     expect(results.map((r) => r.isError)).toEqual([true, true]);
     expect(events.at(-1)).toMatchObject({ exitReason: "aborted" });
+  });
+
+  it("a tool's signal carries the run's abort reason, and a finished call leaves no listener on the run's signal", async () => {
+    const controller = new AbortController();
+    const { tool, signals } = waitTool();
+    const { tool: echo } = echoTool();
+    const stream = mockStream([
+      { calls: Array.from({ length: 40 }, (_, index) => ({ id: `e${index}`, name: "echo", arguments: { text: "x" } })) },
+      { calls: [{ id: "w", name: "wait", arguments: { ms: 10_000 } }] },
+      { text: "never" },
+    ]);
+    const run = agentLoop([user("go")], { systemPrompt: "", messages: [], tools: [tool, echo] }, baseConfig(), controller.signal, stream);
+    const listenersBefore = getEventListeners(controller.signal, "abort").length;
+    const reason = new Error("user pressed escape");
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on("warning", onWarning);
+    for await (const event of run) {
+      if (event.type === "tool_execution_start" && event.toolCallId === "w") {
+        // 40 calls settled: none of them still listens to the run's signal (the run itself and the waiting tool may).
+        expect(getEventListeners(controller.signal, "abort").length).toBeLessThanOrEqual(listenersBefore + 2);
+        setTimeout(() => controller.abort(reason), 5);
+      }
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off("warning", onWarning);
+    // 40 calls running at once under one signal: no listener-leak warning.
+    expect(warnings.map((warning) => warning.name)).not.toContain("MaxListenersExceededWarning");
+    expect(signals[0]?.aborted).toBe(true);
+    expect(signals[0]?.reason).toBe(reason);
   });
 
   it("between turns: no further request is made", async () => {
