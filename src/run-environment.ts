@@ -29,12 +29,16 @@ export interface RunServices {
   /** Replaces the tool list, when `prepareNextTurn` swaps the context. */
   useTools(tools: AgentTool[] | undefined): void;
   /**
-   * Calls `listener` with the reason when the run's signal aborts (never without
-   * a signal); returns what detaches it. One listener on the signal serves them
-   * all, so a wide parallel batch does not trip Node's listener-leak warning.
+   * Calls `listener` with the reason when the run's signal aborts (at once if it
+   * has; never without a signal); returns what detaches it. One listener on the
+   * signal serves them all, so a wide parallel batch does not trip Node's
+   * listener-leak warning, and it is removed once none is left, so a signal
+   * shared by many runs keeps nothing of a finished one.
    */
   onAbort(listener: (reason: unknown) => void): () => void;
 }
+
+const noDetach = (): void => undefined;
 
 /** Builds the services of a run for a tool list. */
 export function createRunServices(options: {
@@ -53,19 +57,24 @@ export function createRunServices(options: {
   };
   useTools(options.tools);
   const { signal } = options;
+  // Listeners of the tools running now; the one listener on the signal is there only while some are.
   const aborters = new Set<(reason: unknown) => void>();
-  let listening = false;
+  const abortAll = () => {
+    const listening = [...aborters];
+    aborters.clear();
+    for (const listener of listening) listener(signal?.reason);
+  };
   const onAbort = (listener: (reason: unknown) => void) => {
-    if (!signal) return () => undefined;
-    if (!listening) {
-      listening = true;
-      signal.addEventListener("abort", () => {
-        for (const aborter of [...aborters]) aborter(signal.reason);
-        aborters.clear();
-      }, { once: true });
+    if (!signal) return noDetach;
+    if (signal.aborted) {
+      listener(signal.reason);
+      return noDetach;
     }
+    if (aborters.size === 0) signal.addEventListener("abort", abortAll, { once: true });
     aborters.add(listener);
-    return () => void aborters.delete(listener);
+    return () => {
+      if (aborters.delete(listener) && aborters.size === 0) signal.removeEventListener("abort", abortAll);
+    };
   };
   return {
     onAbort,

@@ -121,6 +121,8 @@ export function createPrepareArgumentsAction(servicesOf: ServicesSource) {
   });
 }
 
+const nothingToRelease = (): void => undefined;
+
 /**
  * The signal a tool runs with: the call's own (aborted when the call's actor
  * stops), reached by the run's abort with its reason. `release` detaches it from
@@ -128,7 +130,7 @@ export function createPrepareArgumentsAction(servicesOf: ServicesSource) {
  * (`AbortSignal.any` does the same at several times the cost per call on Node 20.)
  */
 function callSignal(own: AbortSignal, services: RunServices): { signal: AbortSignal; release: () => void } {
-  if (!services.signal) return { signal: own, release: () => undefined };
+  if (!services.signal) return { signal: own, release: nothingToRelease };
   const linked = new AbortController();
   own.addEventListener("abort", () => linked.abort(own.reason), { once: true });
   return { signal: linked.signal, release: services.onAbort((reason) => linked.abort(reason)) };

@@ -5,6 +5,7 @@ import { ABORTED_MESSAGE, agentLoop } from "../../src/index.js";
 import type { AgentTool, ToolResultMessage } from "../../src/types.js";
 import { baseConfig, collect, mockStream, user } from "../helpers/mock-stream.js";
 import { echoTool } from "../helpers/tools.js";
+import { createRunServices } from "../../src/run-environment.js";
 
 const waitParameters = Type.Object({ ms: Type.Number() });
 
@@ -128,34 +129,61 @@ describe("abort", () => {
     expect(events.at(-1)).toMatchObject({ exitReason: "aborted" });
   });
 
-  it("a tool's signal carries the run's abort reason, and a finished call leaves no listener on the run's signal", async () => {
+  it("a tool's signal carries the run's abort reason; a batch adds one listener to the run's signal, and a finished run leaves none", async () => {
     const controller = new AbortController();
     const { tool, signals } = waitTool();
     const { tool: echo } = echoTool();
-    const stream = mockStream([
-      { calls: Array.from({ length: 40 }, (_, index) => ({ id: `e${index}`, name: "echo", arguments: { text: "x" } })) },
-      { calls: [{ id: "w", name: "wait", arguments: { ms: 10_000 } }] },
-      { text: "never" },
-    ]);
-    const run = agentLoop([user("go")], { systemPrompt: "", messages: [], tools: [tool, echo] }, baseConfig(), controller.signal, stream);
-    const listenersBefore = getEventListeners(controller.signal, "abort").length;
+    const listeners = () => getEventListeners(controller.signal, "abort").length;
+    // A signal shared by many runs (an app's shutdown signal): a finished run keeps nothing on it.
+    for (let run = 0; run < 3; run += 1) {
+      const calls = Array.from({ length: 40 }, (_, index) => ({ id: `e${index}`, name: "echo", arguments: { text: "x" } }));
+      await collect(agentLoop([user("go")], { systemPrompt: "", messages: [], tools: [echo] }, baseConfig(), controller.signal, mockStream([{ calls }, { text: "done" }])));
+    }
+    expect(listeners()).toBe(0);
+    const stream = mockStream([{ calls: [{ id: "w", name: "wait", arguments: { ms: 10_000 } }] }, { text: "never" }]);
+    const run = agentLoop([user("go")], { systemPrompt: "", messages: [], tools: [tool] }, baseConfig(), controller.signal, stream);
     const reason = new Error("user pressed escape");
+    let whileRunning = -1;
+    for await (const event of run) {
+      if (event.type === "tool_execution_start") {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        whileRunning = listeners();
+        controller.abort(reason);
+      }
+    }
+    // The run's own listener and the one its running tools share.
+    expect(whileRunning).toBe(2);
+    expect(signals[0]?.aborted).toBe(true);
+    expect(signals[0]?.reason).toBe(reason);
+  });
+
+  it("40 calls running at once under one signal trip no listener-leak warning", async () => {
+    const controller = new AbortController();
+    const { tool } = waitTool();
+    const calls = Array.from({ length: 40 }, (_, index) => ({ id: `w${index}`, name: "wait", arguments: { ms: 1 } }));
     const warnings: Error[] = [];
     const onWarning = (warning: Error) => warnings.push(warning);
     process.on("warning", onWarning);
-    for await (const event of run) {
-      if (event.type === "tool_execution_start" && event.toolCallId === "w") {
-        // 40 calls settled: none of them still listens to the run's signal (the run itself and the waiting tool may).
-        expect(getEventListeners(controller.signal, "abort").length).toBeLessThanOrEqual(listenersBefore + 2);
-        setTimeout(() => controller.abort(reason), 5);
-      }
+    try {
+      await collect(agentLoop([user("go")], { systemPrompt: "", messages: [], tools: [tool] }, baseConfig(), controller.signal, mockStream([{ calls }, { text: "done" }])));
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("warning", onWarning);
     }
-    await new Promise((resolve) => setImmediate(resolve));
-    process.off("warning", onWarning);
-    // 40 calls running at once under one signal: no listener-leak warning.
     expect(warnings.map((warning) => warning.name)).not.toContain("MaxListenersExceededWarning");
-    expect(signals[0]?.aborted).toBe(true);
-    expect(signals[0]?.reason).toBe(reason);
+  });
+
+  it("the run's onAbort reaches a listener added after the abort at once, and a detached one never", () => {
+    const controller = new AbortController();
+    const services = createRunServices({ config: baseConfig(), streamFn: mockStream([]), signal: controller.signal, tools: [] });
+    const heard: unknown[] = [];
+    const detach = services.onAbort((reason) => heard.push(["detached", reason]));
+    services.onAbort((reason) => heard.push(["kept", reason]));
+    detach();
+    controller.abort("first");
+    services.onAbort((reason) => heard.push(["late", reason]));
+    expect(heard).toEqual([["kept", "first"], ["late", "first"]]);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 
   it("between turns: no further request is made", async () => {
