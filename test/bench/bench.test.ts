@@ -90,3 +90,27 @@ describe("bench/attribute.ts", () => {
     CHILD_TIMEOUT_MS + 5_000,
   );
 });
+
+describe("bench/beside-generate-text.ts", () => {
+  itWithBenchDeps(
+    `should time pi, loopchart, the structure floor and the AI SDK's generateText on every peers shape${needsDeps}`,
+    async () => {
+      const { stdout } = await run(process.execPath, ["--expose-gc", "--import", "tsx", "bench/beside-generate-text.ts"], {
+        cwd: root,
+        env: { ...process.env, BENCH_SCALE: "0.01", BENCH_ROUNDS: "1", BENCH_LOOPCHART: "src" },
+        timeout: CHILD_TIMEOUT_MS,
+      });
+      // generateText and the floor throw when they did a different number of steps or calls than the shape has, so a row means the work was done.
+      const rows = stdout.split("\n").filter((line) => /^\| (chatty|wide|long) /.test(line));
+      const cells = rows.map((row) => row.split(" | "));
+      expect(cells.map((cell) => `${cell[0].slice(2).split(" (")[0]} ${cell[1]}`)).toEqual(
+        ["chatty", "wide", "long"].flatMap((shape) => ["pi", "loopchart", "structure floor", "generateText"].map((engine) => `${shape} ${engine}`)),
+      );
+      for (const cell of cells) {
+        expect(cell[2]).toMatch(/^\d+\.\d$/);
+        expect(cell[3]).toMatch(/^\d+\.\d\d$/);
+      }
+    },
+    CHILD_TIMEOUT_MS + 5_000,
+  );
+});
