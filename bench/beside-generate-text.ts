@@ -25,14 +25,7 @@ import { loadLoopchartEngine, piEngine } from "./engines.js";
 import { collectGarbage, measureRun } from "./measure.js";
 import { readBenchOptions } from "./options.js";
 import { median } from "./report.js";
-import { describeWorkload, scaleWorkload, type Workload } from "./workloads.js";
-
-/** The peers benchmark's workloads (its `long-half` is left out: growth is `run.ts`'s). */
-export const PEER_SHAPES: readonly Workload[] = [
-  { name: "chatty", toolTurns: 200, callsPerTurn: 1, textDeltas: 20, scales: "turns" },
-  { name: "wide", toolTurns: 20, callsPerTurn: 16, textDeltas: 4, scales: "turns" },
-  { name: "long", toolTurns: 1_000, callsPerTurn: 2, textDeltas: 4, scales: "turns" },
-];
+import { describeWorkload, PEER_WORKLOADS, scaleWorkload, type Workload } from "./workloads.js";
 
 /** Rounds when BENCH_ROUNDS is unset: the runs are short, so more rounds steady the medians. */
 const PEER_ROUNDS = 9;
@@ -123,7 +116,7 @@ async function main(): Promise<void> {
     },
     { name: "generateText", time: runGenerateText },
   ];
-  const shapes = PEER_SHAPES.filter((shape) => !options.only || options.only.includes(shape.name)).map((shape) => scaleWorkload(shape, options.scale));
+  const shapes = PEER_WORKLOADS.filter((shape) => !options.only || options.only.includes(shape.name)).map((shape) => scaleWorkload(shape, options.scale));
   process.stdout.write(`beside the AI SDK's generateText: node ${process.version}, ${rounds} rounds, a full GC before each run, medians\n`);
   process.stdout.write("| workload | engine | ms | × pi | µs per call |\n|---|---|--:|--:|--:|\n");
   for (const workload of shapes) {

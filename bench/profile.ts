@@ -6,14 +6,18 @@
  * Usage (from the root, after `npm run build`):
  *   BENCH_PROFILE_ENGINE=loopchart BENCH_ONLY=wide BENCH_ROUNDS=3 node --expose-gc --import tsx bench/profile.ts
  * Honours BENCH_ROUNDS, BENCH_SCALE, BENCH_ONLY and BENCH_LOOPCHART like `run.ts`.
+ * `BENCH_SHAPES=peers` profiles the peers benchmark's shapes instead (`PEER_WORKLOADS`)
+ * as that benchmark runs them: a forced full GC before each run, kept out of the
+ * profile (the profiler is paused around it).
  */
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { loadLoopchartEngine, piEngine } from "./engines.js";
 import { measureRun } from "./measure.js";
 import { readBenchOptions, WARMUP_FRACTION } from "./options.js";
-import { summariseProfile, type CpuProfile } from "./summarise-profile.js";
-import { scaleWorkload, WORKLOADS } from "./workloads.js";
+import { collectGarbage } from "./measure.js";
+import { mergeProfiles, summariseProfile, type CpuProfile } from "./summarise-profile.js";
+import { PEER_WORKLOADS, scaleWorkload, WORKLOADS } from "./workloads.js";
 
 /** Microseconds between samples; finer than V8's default 1 ms for short runs. */
 const SAMPLING_INTERVAL_US = 100;
@@ -25,7 +29,9 @@ async function main(): Promise<void> {
   const engine = which === "pi" ? piEngine : await loadLoopchartEngine(options.loopchartSource);
   if (typeof engine === "string") throw new Error(engine);
 
-  const workloads = WORKLOADS.filter((workload) => !options.only || options.only.includes(workload.name)).map((workload) =>
+  const peers = process.env.BENCH_SHAPES === "peers";
+  if (process.env.BENCH_SHAPES !== undefined && !peers) throw new Error(`BENCH_SHAPES must be "peers" or unset, got "${process.env.BENCH_SHAPES}"`);
+  const workloads = (peers ? PEER_WORKLOADS : WORKLOADS).filter((workload) => !options.only || options.only.includes(workload.name)).map((workload) =>
     scaleWorkload(workload, options.scale),
   );
   for (const workload of workloads) await measureRun(engine, scaleWorkload(workload, WARMUP_FRACTION));
@@ -34,13 +40,19 @@ async function main(): Promise<void> {
   session.connect();
   await session.post("Profiler.enable");
   await session.post("Profiler.setSamplingInterval", { interval: SAMPLING_INTERVAL_US });
-  await session.post("Profiler.start");
+  const profiles: CpuProfile[] = [];
   let wallMs = 0;
   for (const workload of workloads) {
-    for (let round = 0; round < options.rounds; round += 1) wallMs += (await measureRun(engine, workload, { collectFirst: false })).wallMs;
+    for (let round = 0; round < options.rounds; round += 1) {
+      // The peers' protocol: a full GC before each run, outside the profile.
+      if (peers) collectGarbage();
+      await session.post("Profiler.start");
+      wallMs += (await measureRun(engine, workload, { collectFirst: false })).wallMs;
+      profiles.push(((await session.post("Profiler.stop")) as { profile: CpuProfile }).profile);
+    }
   }
-  const { profile } = (await session.post("Profiler.stop")) as { profile: CpuProfile };
   session.disconnect();
+  const profile = mergeProfiles(profiles);
 
   const file = `${engine.name}-${workloads.map((workload) => workload.name.replace(/\s+/g, "-")).join("+")}.cpuprofile`;
   writeFileSync(file, JSON.stringify(profile));

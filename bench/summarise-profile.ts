@@ -56,6 +56,23 @@ function formatTop(title: string, totals: Map<string, number>, all: number, top:
   ];
 }
 
+/** One profile holding the samples of all of `profiles` (node ids renumbered so they stay unique). */
+export function mergeProfiles(profiles: readonly CpuProfile[]): CpuProfile {
+  const merged: Required<CpuProfile> = { nodes: [], samples: [], timeDeltas: [] };
+  let offset = 0;
+  for (const profile of profiles) {
+    let highest = 0;
+    for (const node of profile.nodes) {
+      merged.nodes.push({ ...node, id: node.id + offset, ...(node.children ? { children: node.children.map((child) => child + offset) } : {}) });
+      highest = Math.max(highest, node.id);
+    }
+    for (const sample of profile.samples ?? []) merged.samples.push(sample + offset);
+    for (const delta of profile.timeDeltas ?? []) merged.timeDeltas.push(delta);
+    offset += highest;
+  }
+  return merged;
+}
+
 /** The summary as lines: sampled total, self time per package, inclusive time per package, self time per function. */
 export function summariseProfile(profile: CpuProfile, top = DEFAULT_TOP): string[] {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));

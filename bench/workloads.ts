@@ -31,6 +31,17 @@ export const WORKLOADS: readonly Workload[] = [
   { name: "long 2x", toolTurns: 2 * LONG_TURNS, callsPerTurn: 2, textDeltas: 4, scales: "turns" },
 ];
 
+/**
+ * The workloads of the side-by-side peers benchmark (`../shared/peers-bench`):
+ * short runs, each after a forced full GC. Its `long-half` is left out: `run.ts`
+ * reports growth.
+ */
+export const PEER_WORKLOADS: readonly Workload[] = [
+  { name: "chatty", toolTurns: 200, callsPerTurn: 1, textDeltas: 20, scales: "turns" },
+  { name: "wide", toolTurns: 20, callsPerTurn: 16, textDeltas: 4, scales: "turns" },
+  { name: "long", toolTurns: 1_000, callsPerTurn: 2, textDeltas: 4, scales: "turns" },
+];
+
 /** Names of the pair whose time ratio is reported as the growth factor. */
 export const GROWTH_PAIR = { base: "long", doubled: "long 2x" } as const;
 
