@@ -1,5 +1,5 @@
 /**
- * loopchart, pi-agent-core, the structure floor and the AI SDK's `generateText`
+ * loopchart, pi-agent-core, the two floors and the AI SDK's `generateText`
  * on the workload shapes of the side-by-side peers benchmark
  * (`../shared/peers-bench`: short runs, a forced full GC before each timed run),
  * so the one engine that beats loopchart there — `generateText` on the wide
@@ -10,6 +10,9 @@
  *   per turn, one call machine per call with its invoked execute actor — what the
  *   design requires — and no work: no stream, no events, no validation, no
  *   messages. Whatever it costs, no engine built on that structure can cost less.
+ * - **streaming floor** (`streaming-floor.ts`): the structure floor that also
+ *   streams each response and emits pi's event protocol, which a drop-in for
+ *   pi's `agentLoop` must, consumed like pi's and loopchart's; nothing else.
  * - **generateText**: `ai`'s `generateText` with `MockLanguageModelV3` from
  *   `ai/test` answering each step with the whole response (no streaming), one
  *   zod-validated `echo` tool that returns `ok n`, `stopWhen: stepCountIs(T + 10)`.
@@ -21,6 +24,7 @@ import { generateText, stepCountIs, tool, type LanguageModel } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { z } from "zod";
 import { runFloor, structureLoop } from "./floor-charts.js";
+import { streamingFloorLoop } from "./streaming-floor.js";
 import { loadLoopchartEngine, piEngine } from "./engines.js";
 import { collectGarbage, measureRun } from "./measure.js";
 import { readBenchOptions } from "./options.js";
@@ -114,6 +118,7 @@ async function main(): Promise<void> {
         return runFloor(workload, structureLoop);
       },
     },
+    { name: "streaming floor", time: async (workload) => (await measureRun({ name: "streaming floor", agentLoop: streamingFloorLoop }, workload)).wallMs },
     { name: "generateText", time: runGenerateText },
   ];
   const shapes = PEER_WORKLOADS.filter((shape) => !options.only || options.only.includes(shape.name)).map((shape) => scaleWorkload(shape, options.scale));

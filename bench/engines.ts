@@ -22,7 +22,7 @@ export type AgentLoopFn = (
 
 /** One engine under test. */
 export interface Engine {
-  name: "pi" | "loopchart";
+  name: "pi" | "loopchart" | "streaming floor";
   agentLoop: AgentLoopFn;
 }
 

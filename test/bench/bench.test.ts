@@ -93,7 +93,7 @@ describe("bench/attribute.ts", () => {
 
 describe("bench/beside-generate-text.ts", () => {
   itWithBenchDeps(
-    `should time pi, loopchart, the structure floor and the AI SDK's generateText on every peers shape${needsDeps}`,
+    `should time pi, loopchart, both floors and the AI SDK's generateText on every peers shape${needsDeps}`,
     async () => {
       const { stdout } = await run(process.execPath, ["--expose-gc", "--import", "tsx", "bench/beside-generate-text.ts"], {
         cwd: root,
@@ -104,7 +104,7 @@ describe("bench/beside-generate-text.ts", () => {
       const rows = stdout.split("\n").filter((line) => /^\| (chatty|wide|long) /.test(line));
       const cells = rows.map((row) => row.split(" | "));
       expect(cells.map((cell) => `${cell[0].slice(2).split(" (")[0]} ${cell[1]}`)).toEqual(
-        ["chatty", "wide", "long"].flatMap((shape) => ["pi", "loopchart", "structure floor", "generateText"].map((engine) => `${shape} ${engine}`)),
+        ["chatty", "wide", "long"].flatMap((shape) => ["pi", "loopchart", "structure floor", "streaming floor", "generateText"].map((engine) => `${shape} ${engine}`)),
       );
       for (const cell of cells) {
         expect(cell[2]).toMatch(/^\d+\.\d$/);

@@ -1,0 +1,278 @@
+/**
+ * The streaming floor: the structure floor (`floor-charts.ts`) plus the one thing
+ * every drop-in for pi's `agentLoop` must also do — stream each response and
+ * emit pi's whole event protocol to the caller — and nothing else. Per turn a
+ * request actor consumes the stream function's events (`message_start`,
+ * `message_update` per event, `message_end`) and a batch machine spawns one call
+ * machine per call, which invokes its execute actor (the tool's `execute`) and
+ * emits `tool_execution_start`/`_end`; the batch emits each result's
+ * `message_start`/`message_end` in source order, the loop `turn_start`/`turn_end`,
+ * `agent_start`/`agent_end`. Events leave the actors through XState's `emit`,
+ * heard as loopchart hears them (`heardBy`). Context is immutable, the
+ * transcript shared structure.
+ *
+ * What it leaves out is everything else loopchart does: argument validation,
+ * hooks, policies, approval, abort, refusals, system ids, the pass-through
+ * decision states, sequential batches and slices (it refuses a batch of more
+ * than {@link SLICE_SIZE} calls). So it is a floor for any engine with
+ * loopchart's required structure and pi's event protocol: such an engine costs
+ * at least this much.
+ */
+import { assign, createActor, emit, enqueueActions, fromCallback, fromPromise, sendParent, setup, type AnyActorRef } from "xstate";
+import { EventStream } from "../src/event-stream.js";
+import { heardBy } from "../src/heard-by.js";
+import type { RunSystem } from "../src/run-environment.js";
+import { appendMessages, transcriptMessages, transcriptOf, type Transcript } from "../machines/transcript.js";
+import { SLICE_SIZE } from "../machines/tool-batch.machine.js";
+import type {
+  AgentContext,
+  AgentEvent,
+  AgentLoopConfig,
+  AgentMessage,
+  AgentTool,
+  AgentToolResult,
+  AssistantMessage,
+  Message,
+  StreamFn,
+  ToolCall,
+  ToolResultMessage,
+} from "../src/types.js";
+import type { AgentLoopFn } from "./engines.js";
+
+/** What the run's actors use and a snapshot would not hold; found by the run's actor system. */
+interface FloorRun {
+  config: AgentLoopConfig;
+  streamFn: StreamFn;
+  tools: AgentTool[];
+  listener: (event: AgentEvent) => void;
+}
+
+const runs = new WeakMap<RunSystem, FloorRun>();
+const runOf = (system: RunSystem): FloorRun => runs.get(system) as FloorRun;
+
+type CallEvent = { type: "call.none" };
+type BatchEvent = { type: "call.settled"; index: number; message: ToolResultMessage };
+type LoopEvent = { type: "model.done"; message: AssistantMessage };
+
+interface CallInput {
+  toolCall: ToolCall;
+  index: number;
+}
+
+const call = setup({
+  types: { input: {} as CallInput, context: {} as CallInput & { result?: AgentToolResult<unknown> }, events: {} as CallEvent, emitted: {} as AgentEvent },
+  actors: {
+    execute: fromPromise<AgentToolResult<unknown>, ToolCall>(async ({ input, system, signal }) => {
+      const tool = runOf(system).tools.find((candidate) => candidate.name === input.name) as AgentTool;
+      return tool.execute(input.id, input.arguments as never, signal);
+    }),
+  },
+}).createMachine({
+  context: ({ input }) => input,
+  initial: "executing",
+  states: {
+    executing: {
+      entry: emit(({ context }) => ({ type: "tool_execution_start" as const, toolCallId: context.toolCall.id, toolName: context.toolCall.name, args: context.toolCall.arguments })),
+      invoke: { src: "execute", input: ({ context }) => context.toolCall, onDone: { target: "done", actions: assign({ result: ({ event }) => event.output }) } },
+    },
+    done: {
+      entry: [
+        emit(({ context }) => ({
+          type: "tool_execution_end" as const,
+          toolCallId: context.toolCall.id,
+          toolName: context.toolCall.name,
+          result: context.result as AgentToolResult<unknown>,
+          isError: false,
+        })),
+        sendParent(({ context }): BatchEvent => {
+          const result = context.result as AgentToolResult<unknown>;
+          const message: ToolResultMessage = {
+            role: "toolResult",
+            toolCallId: context.toolCall.id,
+            toolName: context.toolCall.name,
+            content: result.content,
+            details: result.details,
+            isError: false,
+            timestamp: Date.now(),
+          };
+          return { type: "call.settled", index: context.index, message };
+        }),
+      ],
+    },
+  },
+});
+
+interface BatchContext {
+  calls: ToolCall[];
+  results: (ToolResultMessage | null)[];
+  settled: number;
+}
+
+const batchDefinition = setup({
+  types: { input: {} as { calls: ToolCall[] }, context: {} as BatchContext, events: {} as BatchEvent, emitted: {} as AgentEvent, output: {} as { results: ToolResultMessage[] } },
+  actors: { call },
+}).createMachine({
+  context: ({ input }) => {
+    if (input.calls.length > SLICE_SIZE) throw new RangeError(`the streaming floor runs batches of at most ${SLICE_SIZE} calls, got ${input.calls.length}`);
+    return { calls: input.calls, results: input.calls.map(() => null), settled: 0 };
+  },
+  initial: "running",
+  states: {
+    running: {
+      entry: enqueueActions(({ context, enqueue }) => {
+        context.calls.forEach((toolCall, index) => enqueue.spawnChild("call", { id: `call@${index}`, input: { toolCall, index } }));
+      }),
+      on: {
+        "call.settled": {
+          actions: assign(({ context, event }) => {
+            const results = context.results.slice();
+            results[event.index] = event.message;
+            return { results, settled: context.settled + 1 };
+          }),
+        },
+      },
+      always: { guard: ({ context }) => context.settled === context.calls.length, target: "done" },
+    },
+    done: {
+      type: "final",
+      entry: enqueueActions(({ context, enqueue }) => {
+        for (const message of context.results as ToolResultMessage[]) {
+          enqueue.emit({ type: "message_start", message });
+          enqueue.emit({ type: "message_end", message });
+        }
+      }),
+    },
+  },
+  output: ({ context }) => ({ results: context.results as ToolResultMessage[] }),
+});
+
+/** Streams one response: `message_start`, a `message_update` per event, `message_end`, then `model.done`. */
+const request = fromCallback<LoopEvent, { systemPrompt: string; messages: Transcript }, AgentEvent>(({ input, system, sendBack, emit: emitEvent }) => {
+  const run = runOf(system);
+  let live = true;
+  void (async () => {
+    const llm = await run.config.convertToLlm(transcriptMessages(input.messages));
+    const stream = await run.streamFn(run.config.model, { systemPrompt: input.systemPrompt, messages: llm as Message[], tools: run.tools }, {});
+    let started = false;
+    for await (const event of stream) {
+      if (!live) return;
+      if (event.type === "start") {
+        started = true;
+        emitEvent({ type: "message_start", message: { ...event.partial } });
+      } else if (event.type !== "done" && event.type !== "error") {
+        emitEvent({ type: "message_update", message: { ...event.partial }, assistantMessageEvent: event });
+      }
+    }
+    const message = await stream.result();
+    if (!live) return;
+    if (!started) emitEvent({ type: "message_start", message });
+    emitEvent({ type: "message_end", message });
+    sendBack({ type: "model.done", message });
+  })();
+  return () => {
+    live = false;
+  };
+});
+
+const listenerOf = (system: RunSystem) => runs.get(system)?.listener;
+const heardBatch = heardBy(batchDefinition.provide({ actors: { call: heardBy(call, listenerOf) } }), listenerOf);
+
+interface LoopContext {
+  systemPrompt: string;
+  messages: Transcript;
+  newMessages: Transcript;
+  prompts: AgentMessage[];
+  calls: ToolCall[];
+}
+
+const loop = setup({
+  types: {
+    input: {} as { systemPrompt: string; messages: AgentMessage[]; prompts: AgentMessage[] },
+    context: {} as LoopContext,
+    events: {} as LoopEvent,
+    emitted: {} as AgentEvent,
+  },
+  actors: { request: heardBy(request, listenerOf), batch: heardBatch },
+}).createMachine({
+  context: ({ input }) => ({
+    systemPrompt: input.systemPrompt,
+    messages: transcriptOf([...input.messages, ...input.prompts]),
+    newMessages: transcriptOf(input.prompts),
+    prompts: input.prompts,
+    calls: [],
+  }),
+  entry: enqueueActions(({ context, enqueue }) => {
+    enqueue.emit({ type: "agent_start" });
+    enqueue.emit({ type: "turn_start" });
+    for (const message of context.prompts) {
+      enqueue.emit({ type: "message_start", message });
+      enqueue.emit({ type: "message_end", message });
+    }
+  }),
+  initial: "requesting",
+  states: {
+    requesting: {
+      invoke: { src: "request", input: ({ context }) => ({ systemPrompt: context.systemPrompt, messages: context.messages }) },
+      on: {
+        "model.done": [
+          {
+            guard: ({ event }) => !event.message.content.some((block) => block.type === "toolCall"),
+            target: "done",
+            actions: [
+              assign(({ context, event }) => ({ messages: appendMessages(context.messages, [event.message]), newMessages: appendMessages(context.newMessages, [event.message]) })),
+              emit(({ event }) => ({ type: "turn_end" as const, message: event.message, toolResults: [] })),
+            ],
+          },
+          {
+            target: "toolBatch",
+            actions: assign(({ context, event }) => ({
+              messages: appendMessages(context.messages, [event.message]),
+              newMessages: appendMessages(context.newMessages, [event.message]),
+              calls: event.message.content.filter((block): block is ToolCall => block.type === "toolCall"),
+            })),
+          },
+        ],
+      },
+    },
+    toolBatch: {
+      invoke: {
+        src: "batch",
+        input: ({ context }) => ({ calls: context.calls }),
+        onDone: {
+          target: "requesting",
+          actions: enqueueActions(({ context, enqueue, event }) => {
+            const { results } = event.output as { results: ToolResultMessage[] };
+            const assistant = transcriptMessages(context.messages).at(-1) as AgentMessage;
+            enqueue.assign({ messages: appendMessages(context.messages, results), newMessages: appendMessages(context.newMessages, results) });
+            enqueue.emit({ type: "turn_end", message: assistant, toolResults: results });
+            enqueue.emit({ type: "turn_start" });
+          }),
+        },
+      },
+    },
+    done: {
+      type: "final",
+      entry: emit(({ context }) => ({ type: "agent_end" as const, messages: transcriptMessages(context.newMessages).slice() })),
+    },
+  },
+});
+
+/** The streaming floor behind `agentLoop`'s signature; the stream's `result()` is the new messages. */
+export const streamingFloorLoop: AgentLoopFn = (prompts: AgentMessage[], context: AgentContext, config: AgentLoopConfig, _signal?: AbortSignal, streamFn?: StreamFn) => {
+  const stream = new EventStream<AgentEvent, AgentMessage[]>(
+    (event) => event.type === "agent_end",
+    (event) => (event.type === "agent_end" ? event.messages : []),
+  );
+  const actor: AnyActorRef = createActor(loop, { input: { systemPrompt: context.systemPrompt, messages: context.messages, prompts } });
+  runs.set(actor.system, { config, streamFn: streamFn as StreamFn, tools: context.tools ?? [], listener: (event) => stream.push(event) });
+  actor.on("*", (event: AgentEvent) => stream.push(event));
+  actor.start();
+  return stream;
+};
+
+/**
+ * The same function under the name the peers benchmark loads: point its
+ * `LOOPCHART_PATH` at this file (run it with `--import tsx`) and its "loopchart"
+ * row is the streaming floor, timed in that benchmark's own protocol.
+ */
+export { streamingFloorLoop as agentLoop };
