@@ -11,19 +11,19 @@
  * heard as loopchart hears them (`heardBy`). Context is immutable, the
  * transcript shared structure.
  *
- * What it leaves out is everything else loopchart does: argument validation,
- * hooks, policies, approval, abort, refusals, system ids, the pass-through
- * decision states, sequential batches and slices (it refuses a batch of more
- * than {@link SLICE_SIZE} calls). So it is a floor for any engine with
- * loopchart's required structure and pi's event protocol: such an engine costs
- * at least this much.
+ * A batch of more than {@link SLICE_SIZE} calls is spawned in slices of the same
+ * machine, as loopchart's is. What it leaves out is everything else loopchart
+ * does: argument validation, hooks, policies, approval, abort, refusals, system
+ * ids, the pass-through decision states and sequential batches. So it is a floor
+ * for any engine with loopchart's required structure and pi's event protocol:
+ * such an engine costs at least this much.
  */
 import { assign, createActor, emit, enqueueActions, fromCallback, fromPromise, sendParent, setup, type AnyActorRef } from "xstate";
 import { EventStream } from "../src/event-stream.js";
 import { heardBy } from "../src/heard-by.js";
 import type { RunSystem } from "../src/run-environment.js";
 import { appendMessages, transcriptMessages, transcriptOf, type Transcript } from "../machines/transcript.js";
-import { SLICE_SIZE } from "../machines/tool-batch.machine.js";
+import { SLICE_SIZE, sliceSizeFor } from "../machines/tool-batch.machine.js";
 import type {
   AgentContext,
   AgentEvent,
@@ -102,48 +102,90 @@ const call = setup({
   },
 });
 
-interface BatchContext {
+interface BatchInput {
   calls: ToolCall[];
-  results: (ToolResultMessage | null)[];
+  /** Source index of `calls[0]`: 0, or where a slice starts. */
+  offset: number;
+  /** The batch of a response (not a slice): it emits the result messages. */
+  top: boolean;
+}
+
+interface BatchContext extends BatchInput {
+  /** Calls per slice; 0 when this batch parents its calls itself. */
+  sliceSize: number;
+  members: number;
+  results: (ToolResultMessage[] | null)[];
   settled: number;
 }
 
+type BatchOutput = { offset: number; results: ToolResultMessage[] };
+
+/** Stand-in for this machine as its own slices' logic, pointed at the machine below. */
+const sliceStandIn = fromCallback<BatchEvent, BatchInput>(() => undefined);
+
 const batchDefinition = setup({
-  types: { input: {} as { calls: ToolCall[] }, context: {} as BatchContext, events: {} as BatchEvent, emitted: {} as AgentEvent, output: {} as { results: ToolResultMessage[] } },
-  actors: { call },
+  types: {
+    input: {} as BatchInput,
+    context: {} as BatchContext,
+    events: {} as BatchEvent | { type: `xstate.done.actor.${string}`; output: BatchOutput },
+    emitted: {} as AgentEvent,
+    output: {} as BatchOutput,
+  },
+  actors: { call, slice: sliceStandIn },
 }).createMachine({
   context: ({ input }) => {
-    if (input.calls.length > SLICE_SIZE) throw new RangeError(`the streaming floor runs batches of at most ${SLICE_SIZE} calls, got ${input.calls.length}`);
-    return { calls: input.calls, results: input.calls.map(() => null), settled: 0 };
+    // Sliced as loopchart's batch is: no machine parents more than SLICE_SIZE actors.
+    const sliceSize = sliceSizeFor(input.calls.length, SLICE_SIZE);
+    const members = sliceSize === 0 ? input.calls.length : Math.ceil(input.calls.length / sliceSize);
+    return { ...input, sliceSize, members, results: Array.from({ length: members }, () => null), settled: 0 };
   },
   initial: "running",
   states: {
     running: {
       entry: enqueueActions(({ context, enqueue }) => {
-        context.calls.forEach((toolCall, index) => enqueue.spawnChild("call", { id: `call@${index}`, input: { toolCall, index } }));
+        for (let member = 0; member < context.members; member += 1) {
+          if (context.sliceSize === 0) {
+            const toolCall = context.calls[member] as ToolCall;
+            enqueue.spawnChild("call", { id: `call@${context.offset + member}`, input: { toolCall, index: context.offset + member } });
+          } else {
+            const from = member * context.sliceSize;
+            const calls = context.calls.slice(from, from + context.sliceSize);
+            enqueue.spawnChild("slice", { id: `slice-${member}`, input: { calls, offset: context.offset + from, top: false } });
+          }
+        }
       }),
       on: {
         "call.settled": {
           actions: assign(({ context, event }) => {
             const results = context.results.slice();
-            results[event.index] = event.message;
+            results[event.index - context.offset] = [event.message];
+            return { results, settled: context.settled + 1 };
+          }),
+        },
+        "xstate.done.actor.*": {
+          actions: assign(({ context, event }) => {
+            const results = context.results.slice();
+            results[(event.output.offset - context.offset) / context.sliceSize] = event.output.results;
             return { results, settled: context.settled + 1 };
           }),
         },
       },
-      always: { guard: ({ context }) => context.settled === context.calls.length, target: "done" },
+      always: { guard: ({ context }) => context.settled === context.members, target: "done" },
     },
     done: {
       type: "final",
       entry: enqueueActions(({ context, enqueue }) => {
-        for (const message of context.results as ToolResultMessage[]) {
-          enqueue.emit({ type: "message_start", message });
-          enqueue.emit({ type: "message_end", message });
+        if (!context.top) return;
+        for (const slot of context.results) {
+          for (const message of slot ?? []) {
+            enqueue.emit({ type: "message_start", message });
+            enqueue.emit({ type: "message_end", message });
+          }
         }
       }),
     },
   },
-  output: ({ context }) => ({ results: context.results as ToolResultMessage[] }),
+  output: ({ context }) => ({ offset: context.offset, results: context.results.flatMap((slot) => slot ?? []) }),
 });
 
 /** Streams one response: `message_start`, a `message_update` per event, `message_end`, then `model.done`. */
@@ -175,7 +217,9 @@ const request = fromCallback<LoopEvent, { systemPrompt: string; messages: Transc
 });
 
 const listenerOf = (system: RunSystem) => runs.get(system)?.listener;
-const heardBatch = heardBy(batchDefinition.provide({ actors: { call: heardBy(call, listenerOf) } }), listenerOf);
+const linkedBatch = batchDefinition.provide({ actors: { call: heardBy(call, listenerOf) } });
+const heardBatch = heardBy(linkedBatch, listenerOf);
+(linkedBatch.implementations.actors as Record<string, unknown>).slice = heardBatch;
 
 interface LoopContext {
   systemPrompt: string;
@@ -237,7 +281,7 @@ const loop = setup({
     toolBatch: {
       invoke: {
         src: "batch",
-        input: ({ context }) => ({ calls: context.calls }),
+        input: ({ context }) => ({ calls: context.calls, offset: 0, top: true }),
         onDone: {
           target: "requesting",
           actions: enqueueActions(({ context, enqueue, event }) => {

@@ -48,7 +48,7 @@ describe("bench/run.ts", () => {
 
 describe("bench/xstate-floor.ts", () => {
   itWithBenchDeps(
-    `should run the least chart and the structure floor through every workload beside pi and loopchart, and print each one's cost${needsDeps}`,
+    `should run the least chart, the structure floor and the streaming floor through every workload beside pi and loopchart, and print each one's cost${needsDeps}`,
     async () => {
       const { stdout } = await run(process.execPath, ["--expose-gc", "--import", "tsx", "bench/xstate-floor.ts"], {
         cwd: root,
@@ -60,8 +60,8 @@ describe("bench/xstate-floor.ts", () => {
       expect(rows.map((row) => row.split(" (")[0])).toEqual(["chatty", "wide", "long", "huge batch", "long 2x"]);
       const figure = String.raw`\d+\.\d`;
       const row = new RegExp(
-        String.raw`: floor ${figure} ms \(${figure}\d× pi\), structure ${figure} ms \(${figure}\d×\), loopchart ${figure} ms \(${figure}\d×\), pi ${figure} ms; ` +
-          String.raw`beyond pi: structure -?${figure} µs/(call|turn), loopchart -?${figure} µs/(call|turn)$`,
+        String.raw`: floor ${figure} ms \(${figure}\d× pi\), structure ${figure} ms \(${figure}\d×\), streaming ${figure} ms \(${figure}\d×\), loopchart ${figure} ms \(${figure}\d×\), pi ${figure} ms; ` +
+          String.raw`beyond pi: structure -?${figure} µs/(call|turn), streaming -?${figure} µs/(call|turn), loopchart -?${figure} µs/(call|turn)$`,
       );
       for (const line of rows) expect(line).toMatch(row);
     },
