@@ -11,9 +11,12 @@
  *
  * Usage (from the root): node --expose-gc --import tsx bench/xstate-floor.ts
  * Honours BENCH_ROUNDS, BENCH_SCALE and BENCH_ONLY like `run.ts`.
+ * `BENCH_OTHER=/path/to/checkout/dist/src/index.js` also runs another build of
+ * loopchart (say, a checkout of an earlier commit, built) in the same rounds,
+ * printed as `other` at the end of each line.
  */
 import { actorMicros, runFloor, structureLoop } from "./floor-charts.js";
-import { loadLoopchartEngine, piEngine, type Engine } from "./engines.js";
+import { loadLoopchartEngine, piEngine, type AgentLoopFn, type Engine } from "./engines.js";
 import { streamingFloorLoop } from "./streaming-floor.js";
 import { collectGarbage, measureRun } from "./measure.js";
 import { readBenchOptions, WARMUP_FRACTION } from "./options.js";
@@ -21,6 +24,14 @@ import { median } from "./report.js";
 import { describeWorkload, scaleWorkload, WORKLOADS } from "./workloads.js";
 
 const US_PER_MS = 1_000;
+
+/** The build `BENCH_OTHER` names, or none. Throws when it names something that does not export `agentLoop`. */
+async function loadOther(path: string | undefined): Promise<Engine | undefined> {
+  if (path === undefined || path === "") return undefined;
+  const loaded = (await import(path)) as { agentLoop?: unknown };
+  if (typeof loaded.agentLoop !== "function") throw new Error(`BENCH_OTHER must name a loopchart build's entry (dist/src/index.js), and ${path} exports no agentLoop`);
+  return { name: "loopchart", agentLoop: loaded.agentLoop as AgentLoopFn };
+}
 
 async function main(): Promise<void> {
   const options = readBenchOptions();
@@ -35,6 +46,7 @@ async function main(): Promise<void> {
     "floor: the least chart; structure: the actors and steps loopchart must have (batch machine, call machines, invoked execute and request actors); streaming: that structure streaming pi's event protocol",
   );
   const streaming: Engine = { name: "streaming floor", agentLoop: streamingFloorLoop };
+  const other = await loadOther(process.env.BENCH_OTHER);
   for (const workload of workloads) {
     const warm = scaleWorkload(workload, WARMUP_FRACTION);
     await runFloor(warm);
@@ -42,7 +54,8 @@ async function main(): Promise<void> {
     await measureRun(piEngine, warm);
     await measureRun(loopchart, warm);
     await measureRun(streaming, warm);
-    const runs = { floor: [] as number[], structure: [] as number[], streaming: [] as number[], pi: [] as number[], loopchart: [] as number[] };
+    if (other) await measureRun(other, warm);
+    const runs = { floor: [] as number[], structure: [] as number[], streaming: [] as number[], pi: [] as number[], loopchart: [] as number[], other: [] as number[] };
     for (let round = 0; round < options.rounds; round += 1) {
       collectGarbage();
       runs.floor.push(await runFloor(workload));
@@ -51,6 +64,7 @@ async function main(): Promise<void> {
       runs.pi.push((await measureRun(piEngine, workload)).wallMs);
       runs.loopchart.push((await measureRun(loopchart, workload)).wallMs);
       runs.streaming.push((await measureRun(streaming, workload)).wallMs);
+      if (other) runs.other.push((await measureRun(other, workload)).wallMs);
     }
     const ms = {
       floor: median(runs.floor),
@@ -58,6 +72,7 @@ async function main(): Promise<void> {
       streaming: median(runs.streaming),
       pi: median(runs.pi),
       loopchart: median(runs.loopchart),
+      other: other ? median(runs.other) : 0,
     };
     const calls = workload.toolTurns * workload.callsPerTurn;
     // Beyond pi, per call (wide batches) and per turn (long runs): what each chart adds to pi's own work.
@@ -66,7 +81,8 @@ async function main(): Promise<void> {
       `${workload.name} (${describeWorkload(workload)}): floor ${ms.floor.toFixed(1)} ms (${(ms.floor / ms.pi).toFixed(2)}× pi), ` +
         `structure ${ms.structure.toFixed(1)} ms (${(ms.structure / ms.pi).toFixed(2)}×), streaming ${ms.streaming.toFixed(1)} ms (${(ms.streaming / ms.pi).toFixed(2)}×), ` +
         `loopchart ${ms.loopchart.toFixed(1)} ms (${(ms.loopchart / ms.pi).toFixed(2)}×), pi ${ms.pi.toFixed(1)} ms; ` +
-        `beyond pi: structure ${per(ms.structure)}, streaming ${per(ms.streaming)}, loopchart ${per(ms.loopchart)}`,
+        `beyond pi: structure ${per(ms.structure)}, streaming ${per(ms.streaming)}, loopchart ${per(ms.loopchart)}` +
+        (other ? `; other ${ms.other.toFixed(1)} ms (${(ms.other / ms.pi).toFixed(2)}×), beyond pi ${per(ms.other)}` : ""),
     );
   }
 }
