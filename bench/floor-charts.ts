@@ -21,6 +21,13 @@ import { SLICE_SIZE, sliceSizeFor } from "../machines/tool-batch.machine.js";
 import type { AgentMessage } from "../src/types.js";
 import type { Workload } from "./workloads.js";
 
+/** A copy of `slots` with `value` in slot `slot`: a batch's results by member, never changed in place. */
+export function withSlot<T>(slots: readonly (T | null)[], slot: number, value: T): (T | null)[] {
+  const next = slots.slice();
+  next[slot] = value;
+  return next;
+}
+
 type CallEvent = { type: "call.done" };
 type LoopEvent = { type: "model.done"; calls: number } | { type: "tool.settled"; index: number };
 
@@ -196,18 +203,13 @@ const structureBatchDefinition = setup({
       }),
       on: {
         "call.settled": {
-          actions: assign(({ context, event }) => {
-            const results = context.results.slice();
-            results[event.index - context.from] = [event.index];
-            return { results, settled: context.settled + 1 };
-          }),
+          actions: assign(({ context, event }) => ({ results: withSlot(context.results, event.index - context.from, [event.index]), settled: context.settled + 1 })),
         },
         "xstate.done.actor.*": {
-          actions: assign(({ context, event }) => {
-            const results = context.results.slice();
-            results[(event.output.from - context.from) / context.sliceSize] = event.output.results;
-            return { results, settled: context.settled + 1 };
-          }),
+          actions: assign(({ context, event }) => ({
+            results: withSlot(context.results, (event.output.from - context.from) / context.sliceSize, event.output.results),
+            settled: context.settled + 1,
+          })),
         },
       },
       always: { guard: ({ context }) => context.settled === context.members, target: "done" },

@@ -24,6 +24,7 @@ import { heardBy } from "../src/heard-by.js";
 import type { RunSystem } from "../src/run-environment.js";
 import { appendMessages, transcriptMessages, transcriptOf, type Transcript } from "../machines/transcript.js";
 import { SLICE_SIZE, sliceSizeFor } from "../machines/tool-batch.machine.js";
+import { withSlot } from "./floor-charts.js";
 import type {
   AgentContext,
   AgentEvent,
@@ -156,18 +157,13 @@ const batchDefinition = setup({
       }),
       on: {
         "call.settled": {
-          actions: assign(({ context, event }) => {
-            const results = context.results.slice();
-            results[event.index - context.offset] = [event.message];
-            return { results, settled: context.settled + 1 };
-          }),
+          actions: assign(({ context, event }) => ({ results: withSlot(context.results, event.index - context.offset, [event.message]), settled: context.settled + 1 })),
         },
         "xstate.done.actor.*": {
-          actions: assign(({ context, event }) => {
-            const results = context.results.slice();
-            results[(event.output.offset - context.offset) / context.sliceSize] = event.output.results;
-            return { results, settled: context.settled + 1 };
-          }),
+          actions: assign(({ context, event }) => ({
+            results: withSlot(context.results, (event.output.offset - context.offset) / context.sliceSize, event.output.results),
+            settled: context.settled + 1,
+          })),
         },
       },
       always: { guard: ({ context }) => context.settled === context.members, target: "done" },
