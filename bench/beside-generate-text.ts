@@ -24,7 +24,7 @@ import { generateText, stepCountIs, tool, type LanguageModel } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { z } from "zod";
 import { runFloor, structureLoop } from "./floor-charts.js";
-import { streamingFloorLoop } from "./streaming-floor.js";
+import { streamingFloorEngine } from "./streaming-floor.js";
 import { loadLoopchartEngine, piEngine } from "./engines.js";
 import { collectGarbage, measureRun } from "./measure.js";
 import { readBenchOptions } from "./options.js";
@@ -118,7 +118,7 @@ async function main(): Promise<void> {
         return runFloor(workload, structureLoop);
       },
     },
-    { name: "streaming floor", time: async (workload) => (await measureRun({ name: "streaming floor", agentLoop: streamingFloorLoop }, workload)).wallMs },
+    { name: "streaming floor", time: async (workload) => (await measureRun(streamingFloorEngine, workload)).wallMs },
     { name: "generateText", time: runGenerateText },
   ];
   const shapes = PEER_WORKLOADS.filter((shape) => !options.only || options.only.includes(shape.name)).map((shape) => scaleWorkload(shape, options.scale));

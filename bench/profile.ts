@@ -13,9 +13,8 @@
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { loadLoopchartEngine, piEngine } from "./engines.js";
-import { measureRun } from "./measure.js";
+import { collectGarbage, measureRun } from "./measure.js";
 import { readBenchOptions, WARMUP_FRACTION } from "./options.js";
-import { collectGarbage } from "./measure.js";
 import { mergeProfiles, summariseProfile, type CpuProfile } from "./summarise-profile.js";
 import { PEER_WORKLOADS, scaleWorkload, WORKLOADS } from "./workloads.js";
 

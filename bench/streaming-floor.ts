@@ -38,7 +38,7 @@ import type {
   ToolCall,
   ToolResultMessage,
 } from "../src/types.js";
-import type { AgentLoopFn } from "./engines.js";
+import type { AgentLoopFn, Engine } from "./engines.js";
 
 /** What the run's actors use and a snapshot would not hold; found by the run's actor system. */
 interface FloorRun {
@@ -222,7 +222,8 @@ interface LoopContext {
   messages: Transcript;
   newMessages: Transcript;
   prompts: AgentMessage[];
-  calls: ToolCall[];
+  /** The response of the current turn, once it arrived. */
+  assistant?: AssistantMessage;
 }
 
 const loop = setup({
@@ -239,7 +240,6 @@ const loop = setup({
     messages: transcriptOf([...input.messages, ...input.prompts]),
     newMessages: transcriptOf(input.prompts),
     prompts: input.prompts,
-    calls: [],
   }),
   entry: enqueueActions(({ context, enqueue }) => {
     enqueue.emit({ type: "agent_start" });
@@ -268,7 +268,7 @@ const loop = setup({
             actions: assign(({ context, event }) => ({
               messages: appendMessages(context.messages, [event.message]),
               newMessages: appendMessages(context.newMessages, [event.message]),
-              calls: event.message.content.filter((block): block is ToolCall => block.type === "toolCall"),
+              assistant: event.message,
             })),
           },
         ],
@@ -277,14 +277,17 @@ const loop = setup({
     toolBatch: {
       invoke: {
         src: "batch",
-        input: ({ context }) => ({ calls: context.calls, offset: 0, top: true }),
+        input: ({ context }) => ({
+          calls: (context.assistant as AssistantMessage).content.filter((block): block is ToolCall => block.type === "toolCall"),
+          offset: 0,
+          top: true,
+        }),
         onDone: {
           target: "requesting",
           actions: enqueueActions(({ context, enqueue, event }) => {
             const { results } = event.output as { results: ToolResultMessage[] };
-            const assistant = transcriptMessages(context.messages).at(-1) as AgentMessage;
             enqueue.assign({ messages: appendMessages(context.messages, results), newMessages: appendMessages(context.newMessages, results) });
-            enqueue.emit({ type: "turn_end", message: assistant, toolResults: results });
+            enqueue.emit({ type: "turn_end", message: context.assistant as AssistantMessage, toolResults: results });
             enqueue.emit({ type: "turn_start" });
           }),
         },
@@ -309,6 +312,9 @@ export const streamingFloorLoop: AgentLoopFn = (prompts: AgentMessage[], context
   actor.start();
   return stream;
 };
+
+/** The streaming floor as an engine of the bench's harness (`measureRun`). */
+export const streamingFloorEngine: Engine = { name: "streaming floor", agentLoop: streamingFloorLoop };
 
 /**
  * The same function under the name the peers benchmark loads: point its

@@ -17,7 +17,7 @@
  */
 import { actorMicros, runFloor, structureLoop } from "./floor-charts.js";
 import { loadLoopchartEngine, piEngine, type AgentLoopFn, type Engine } from "./engines.js";
-import { streamingFloorLoop } from "./streaming-floor.js";
+import { streamingFloorEngine as streaming } from "./streaming-floor.js";
 import { collectGarbage, measureRun } from "./measure.js";
 import { readBenchOptions, WARMUP_FRACTION } from "./options.js";
 import { median } from "./report.js";
@@ -45,7 +45,6 @@ async function main(): Promise<void> {
   console.log(
     "floor: the least chart; structure: the actors and steps loopchart must have (batch machine, call machines, invoked execute and request actors); streaming: that structure streaming pi's event protocol",
   );
-  const streaming: Engine = { name: "streaming floor", agentLoop: streamingFloorLoop };
   const other = await loadOther(process.env.BENCH_OTHER);
   for (const workload of workloads) {
     const warm = scaleWorkload(workload, WARMUP_FRACTION);
