@@ -185,8 +185,14 @@ export async function runScripted(script: RunScript, machine: AnyStateMachine): 
       if (inspection.type === "@xstate.microstep" && inspection.actorRef === ref.loop && inspection.event.type === "run.abort") {
         observeWorld(monitor, { abort: true });
       }
-      // The loop's events reach its calls through the call group.
-      if (inspection.type !== "@xstate.event" || !inspection.event.type.startsWith("call.")) return;
+      if (inspection.type !== "@xstate.event") return;
+      // A call rejected in preparation (unknown tool, invalid arguments) reports it to its batch:
+      // the invalid-call breaker's row, which may end the run with exit reason invalidCalls.
+      if (inspection.event.type === "tool.settled" && (inspection.event as { rejected?: unknown }).rejected !== undefined) {
+        observeWorld(monitor, { invalidCall: true });
+      }
+      // The batch's events to its calls.
+      if (!inspection.event.type.startsWith("call.")) return;
       const target = inspection.actorRef as { id?: string };
       violations.push(...observeSentToCall(monitor, target.id ?? "?", inspection.event.type));
     },
