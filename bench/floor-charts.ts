@@ -21,11 +21,44 @@ import { SLICE_SIZE, sliceSizeFor } from "../machines/tool-batch.machine.js";
 import type { AgentMessage } from "../src/types.js";
 import type { Workload } from "./workloads.js";
 
-/** A copy of `slots` with `value` in slot `slot`: a batch's results by member, never changed in place. */
-export function withSlot<T>(slots: readonly (T | null)[], slot: number, value: T): (T | null)[] {
+/** What a floor batch keeps while its members (calls, or slices of calls) settle: one slot of results per member. */
+export interface SlotBatch<T> {
+  /** Source index of the batch's first call: 0, or where a slice starts. */
+  offset: number;
+  /** Calls per slice; 0 when the batch parents its calls itself. */
+  sliceSize: number;
+  members: number;
+  results: (T[] | null)[];
+  settled: number;
+}
+
+/** A batch of `count` calls, sliced exactly as loopchart's batch is, nothing settled yet. */
+export function slotLayout<T>(count: number): Omit<SlotBatch<T>, "offset"> {
+  const sliceSize = sliceSizeFor(count, SLICE_SIZE);
+  const members = sliceSize === 0 ? count : Math.ceil(count / sliceSize);
+  return { sliceSize, members, results: Array.from({ length: members }, () => null), settled: 0 };
+}
+
+/** A copy of `slots` with `value` in slot `slot`: never changed in place. */
+function withSlot<T>(slots: readonly (T | null)[], slot: number, value: T): (T | null)[] {
   const next = slots.slice();
   next[slot] = value;
   return next;
+}
+
+/** A call settled: its result fills the call's own slot. */
+export function settleCall<T>(batch: SlotBatch<T>, index: number, result: T): Pick<SlotBatch<T>, "results" | "settled"> {
+  return { results: withSlot(batch.results, index - batch.offset, [result]), settled: batch.settled + 1 };
+}
+
+/** A slice finished: its results, in source order, fill the slice's slot. */
+export function settleSlice<T>(batch: SlotBatch<T>, output: { offset: number; results: T[] }): Pick<SlotBatch<T>, "results" | "settled"> {
+  return { results: withSlot(batch.results, (output.offset - batch.offset) / batch.sliceSize, output.results), settled: batch.settled + 1 };
+}
+
+/** The batch's output: every slot's results, in source order. */
+export function slotOutput<T>(batch: SlotBatch<T>): { offset: number; results: T[] } {
+  return { offset: batch.offset, results: batch.results.flatMap((slot) => slot ?? []) };
 }
 
 type CallEvent = { type: "call.done" };
@@ -143,17 +176,12 @@ export const floorLoop = setup({
  * loopchart's run XState spends on the structure itself.
  */
 type StructureCallEvent = { type: "call.none" };
-type StructureBatchEvent = { type: "call.settled"; index: number } | { type: `xstate.done.actor.${string}`; output: { from: number; results: number[] } };
+type StructureBatchEvent = { type: "call.settled"; index: number } | { type: `xstate.done.actor.${string}`; output: { offset: number; results: number[] } };
 interface StructureBatchInput {
-  from: number;
+  offset: number;
   count: number;
 }
-interface StructureBatchContext extends StructureBatchInput {
-  sliceSize: number;
-  members: number;
-  results: (number[] | null)[];
-  settled: number;
-}
+type StructureBatchContext = StructureBatchInput & SlotBatch<number>;
 
 const structureCall = setup({
   types: { input: {} as { index: number }, context: {} as { index: number; result?: number }, events: {} as StructureCallEvent },
@@ -178,45 +206,33 @@ const structureBatchDefinition = setup({
     input: {} as StructureBatchInput,
     context: {} as StructureBatchContext,
     events: {} as StructureBatchEvent,
-    output: {} as { from: number; results: number[] },
+    output: {} as { offset: number; results: number[] },
   },
   actors: { call: structureCall, slice: fromCallback<StructureBatchEvent, StructureBatchInput>(() => undefined) },
 }).createMachine({
-  context: ({ input }) => {
-    // Sliced exactly as loopchart's batch is.
-    const sliceSize = sliceSizeFor(input.count, SLICE_SIZE);
-    const members = sliceSize === 0 ? input.count : Math.ceil(input.count / sliceSize);
-    return { ...input, sliceSize, members, results: Array.from({ length: members }, () => null), settled: 0 };
-  },
+  context: ({ input }) => ({ ...input, ...slotLayout<number>(input.count) }),
   initial: "running",
   states: {
     running: {
       entry: enqueueActions(({ context, enqueue }) => {
         for (let member = 0; member < context.members; member += 1) {
-          if (context.sliceSize === 0) enqueue.spawnChild("call", { id: `c${member}`, input: { index: context.from + member } });
+          if (context.sliceSize === 0) enqueue.spawnChild("call", { id: `c${member}`, input: { index: context.offset + member } });
           else {
-            const from = context.from + member * context.sliceSize;
-            const count = Math.min(context.sliceSize, context.from + context.count - from);
-            enqueue.spawnChild("slice", { id: `s${member}`, input: { from, count } });
+            const offset = context.offset + member * context.sliceSize;
+            const count = Math.min(context.sliceSize, context.offset + context.count - offset);
+            enqueue.spawnChild("slice", { id: `s${member}`, input: { offset, count } });
           }
         }
       }),
       on: {
-        "call.settled": {
-          actions: assign(({ context, event }) => ({ results: withSlot(context.results, event.index - context.from, [event.index]), settled: context.settled + 1 })),
-        },
-        "xstate.done.actor.*": {
-          actions: assign(({ context, event }) => ({
-            results: withSlot(context.results, (event.output.from - context.from) / context.sliceSize, event.output.results),
-            settled: context.settled + 1,
-          })),
-        },
+        "call.settled": { actions: assign(({ context, event }) => settleCall(context, event.index, event.index)) },
+        "xstate.done.actor.*": { actions: assign(({ context, event }) => settleSlice(context, event.output)) },
       },
       always: { guard: ({ context }) => context.settled === context.members, target: "done" },
     },
     done: { type: "final" },
   },
-  output: ({ context }) => ({ from: context.from, results: context.results.flatMap((member) => member ?? []) }),
+  output: ({ context }) => slotOutput(context),
 });
 const structureBatch = structureBatchDefinition.provide({});
 (structureBatch.implementations.actors as Record<string, unknown>).slice = structureBatch;
@@ -257,7 +273,7 @@ export const structureLoop = setup({
     toolBatch: {
       invoke: {
         src: "batch",
-        input: ({ context }) => ({ from: 0, count: context.calls }),
+        input: ({ context }) => ({ offset: 0, count: context.calls }),
         onDone: {
           target: "requesting",
           actions: assign(({ context, event }) => ({

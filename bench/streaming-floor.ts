@@ -11,7 +11,7 @@
  * heard as loopchart hears them (`heardBy`). Context is immutable, the
  * transcript shared structure.
  *
- * A batch of more than {@link SLICE_SIZE} calls is spawned in slices of the same
+ * A batch of more than `SLICE_SIZE` (32) calls is spawned in slices of the same
  * machine, as loopchart's is. What it leaves out is everything else loopchart
  * does: argument validation, hooks, policies, approval, abort, refusals, system
  * ids, the pass-through decision states and sequential batches. So it is a floor
@@ -23,8 +23,7 @@ import { EventStream } from "../src/event-stream.js";
 import { heardBy } from "../src/heard-by.js";
 import type { RunSystem } from "../src/run-environment.js";
 import { appendMessages, transcriptMessages, transcriptOf, type Transcript } from "../machines/transcript.js";
-import { SLICE_SIZE, sliceSizeFor } from "../machines/tool-batch.machine.js";
-import { withSlot } from "./floor-charts.js";
+import { settleCall, settleSlice, slotLayout, slotOutput, type SlotBatch } from "./floor-charts.js";
 import type {
   AgentContext,
   AgentEvent,
@@ -111,13 +110,7 @@ interface BatchInput {
   top: boolean;
 }
 
-interface BatchContext extends BatchInput {
-  /** Calls per slice; 0 when this batch parents its calls itself. */
-  sliceSize: number;
-  members: number;
-  results: (ToolResultMessage[] | null)[];
-  settled: number;
-}
+type BatchContext = BatchInput & SlotBatch<ToolResultMessage>;
 
 type BatchOutput = { offset: number; results: ToolResultMessage[] };
 
@@ -134,12 +127,8 @@ const batchDefinition = setup({
   },
   actors: { call, slice: sliceStandIn },
 }).createMachine({
-  context: ({ input }) => {
-    // Sliced as loopchart's batch is: no machine parents more than SLICE_SIZE actors.
-    const sliceSize = sliceSizeFor(input.calls.length, SLICE_SIZE);
-    const members = sliceSize === 0 ? input.calls.length : Math.ceil(input.calls.length / sliceSize);
-    return { ...input, sliceSize, members, results: Array.from({ length: members }, () => null), settled: 0 };
-  },
+  // Sliced as loopchart's batch is: no machine parents more than SLICE_SIZE actors.
+  context: ({ input }) => ({ ...input, ...slotLayout<ToolResultMessage>(input.calls.length) }),
   initial: "running",
   states: {
     running: {
@@ -156,15 +145,8 @@ const batchDefinition = setup({
         }
       }),
       on: {
-        "call.settled": {
-          actions: assign(({ context, event }) => ({ results: withSlot(context.results, event.index - context.offset, [event.message]), settled: context.settled + 1 })),
-        },
-        "xstate.done.actor.*": {
-          actions: assign(({ context, event }) => ({
-            results: withSlot(context.results, (event.output.offset - context.offset) / context.sliceSize, event.output.results),
-            settled: context.settled + 1,
-          })),
-        },
+        "call.settled": { actions: assign(({ context, event }) => settleCall(context, event.index, event.message)) },
+        "xstate.done.actor.*": { actions: assign(({ context, event }) => settleSlice(context, event.output)) },
       },
       always: { guard: ({ context }) => context.settled === context.members, target: "done" },
     },
@@ -181,7 +163,7 @@ const batchDefinition = setup({
       }),
     },
   },
-  output: ({ context }) => ({ offset: context.offset, results: context.results.flatMap((slot) => slot ?? []) }),
+  output: ({ context }) => slotOutput(context),
 });
 
 /** Streams one response: `message_start`, a `message_update` per event, `message_end`, then `model.done`. */
