@@ -24,6 +24,7 @@ import type { AgentEvent, AgentMessage, AssistantMessage, Model, StopReason, Too
 import {
   createMonitor,
   observeEmitted,
+  observeSentToBatch,
   observeSentToCall,
   observeWorld,
   type ProtocolMonitor,
@@ -349,7 +350,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         const sent = sentEvent(action);
         if (!sent || sent.to !== parentId) continue;
         // A call rejected in preparation (also when it prepared synchronously, with no world step of its own).
-        if (sent.event.type === "tool.settled" && (sent.event as { rejected?: unknown }).rejected !== undefined) observeWorld(monitor, { invalidCall: true });
+        observeSentToBatch(monitor, sent.event);
         queue.push({ to: { batch: call.parent }, event: sent.event as SentEvent });
       }
     };

@@ -315,6 +315,15 @@ function checkConcurrency(monitor: ProtocolMonitor, callId: string, toolName: st
   return found;
 }
 
+/**
+ * Notes an event a tool call sends to its batch: a call rejected in preparation
+ * (unknown tool, invalid arguments) is a row of the invalid-call breaker, which may
+ * end the run with exit reason `invalidCalls` (I6).
+ */
+export function observeSentToBatch(monitor: ProtocolMonitor, event: { type: string }): void {
+  if (event.type === "tool.settled" && (event as { rejected?: unknown }).rejected !== undefined) observeWorld(monitor, { invalidCall: true });
+}
+
 /** Checks an event the batch sends to a tool call of tool `toolName` (needed for I8 only); returns the violations. */
 export function observeSentToCall(monitor: ProtocolMonitor, callId: string, eventType: string, toolName = ""): StepViolation[] {
   // An approval lets a call run too (it executes once released).

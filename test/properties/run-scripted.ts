@@ -8,7 +8,7 @@ import { createActor, type AnyActorRef, type AnyStateMachine } from "xstate";
 import { provideRunActors } from "../../src/agent-loop.js";
 import { sequentialToolNames } from "../../src/actors/turn-hook-actors.js";
 import { EventStream } from "../../src/event-stream.js";
-import { createMonitor, observeEmitted, observeSentToCall, observeWorld, type StepViolation } from "../../src/model-check/protocol-monitor.js";
+import { createMonitor, observeEmitted, observeSentToBatch, observeSentToCall, observeWorld, type StepViolation } from "../../src/model-check/protocol-monitor.js";
 import { createRunServices, LOOP_SYSTEM_ID } from "../../src/run-environment.js";
 import type { AgentEvent, AgentLoopConfig, AgentTool, AssistantMessage, AssistantMessageEvent, StopReason } from "../../src/types.js";
 import { assistant, passThrough, testModel, user } from "../helpers/mock-stream.js";
@@ -186,11 +186,8 @@ export async function runScripted(script: RunScript, machine: AnyStateMachine): 
         observeWorld(monitor, { abort: true });
       }
       if (inspection.type !== "@xstate.event") return;
-      // A call rejected in preparation (unknown tool, invalid arguments) reports it to its batch:
-      // the invalid-call breaker's row, which may end the run with exit reason invalidCalls.
-      if (inspection.event.type === "tool.settled" && (inspection.event as { rejected?: unknown }).rejected !== undefined) {
-        observeWorld(monitor, { invalidCall: true });
-      }
+      // A call rejected in preparation tells its batch: the invalid-call breaker's row.
+      observeSentToBatch(monitor, inspection.event);
       // The batch's events to its calls.
       if (!inspection.event.type.startsWith("call.")) return;
       const target = inspection.actorRef as { id?: string };
