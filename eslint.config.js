@@ -16,7 +16,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["eslint.config.js", "vitest.config.ts"],
+    files: ["eslint.config.js", "vitest.config.ts", "bench/vitest.config.ts"],
     rules: { "no-restricted-syntax": "off" },
   },
 );
