@@ -161,7 +161,8 @@ export const toolBatchSetup = setup({
      * Capped, the batch of the response: releases the queued calls that fit the
      * caps, in source order ({@link releasable}); the rest keep waiting. After an
      * abort every queued call is cancelled instead (also by a slice, the calls it
-     * has not handed up yet): it never starts.
+     * has not handed up yet): it never starts. Nothing for a batch without
+     * caps, so the root lists it on `run.abort` for whichever region the batch is in.
      */
     releaseQueued: enqueueActions(({ context, enqueue }) => {
       const queue = queueOf(context);

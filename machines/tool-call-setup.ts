@@ -122,7 +122,7 @@ export const toolCallSetup = setup({
     afterToolCall: fromPromise<SettledToolCall, FinalizeToolCallInput>(async ({ input }) => input.executed),
   },
   delays: {
-    /** The tool's `timeoutMs` (only `executingWithTimeout` waits on it). */
+    /** The tool's `timeoutMs` (only `executing.runningWithTimeout` waits on it). */
     toolTimeout: ({ context }) => context.policy?.timeoutMs ?? 0,
     /** `retry.backoffMs`, doubled before each further retry. */
     retryBackoff: ({ context }) => (context.policy?.retry?.backoffMs ?? 0) * 2 ** ((context.attempt ?? 2) - 2),
