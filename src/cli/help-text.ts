@@ -74,6 +74,8 @@ Options:
                                e.g. --budget-usd 0.50
       --tool-timeout <time>    Abort any tool call that runs longer (its result says it timed out).
                                e.g. --tool-timeout 30s  (also 500ms, 2m; a bare number is seconds)
+      --idle-timeout <time>    End a model request whose stream delivers nothing this long (default 120s).
+      --max-time <time>        Abort the whole run after this long (exit reason aborted), e.g. --max-time 10m
       --max-retries <n>        Retries of a model request that failed with 429/5xx or a network
                                error (with backoff). Default: the provider's (2).  e.g. --max-retries 0
       --trace <file>           Record the run as JSONL (docs/TRACE_FORMAT.md), API keys redacted.
