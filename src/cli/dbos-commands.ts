@@ -2,11 +2,15 @@
  * `loopchart worker | enqueue | sessions | recover`: runs of the loop as DBOS workflows on
  * Postgres (see docs/DBOS.md). The DBOS SDK is an optional peer dependency, loaded here only.
  */
+import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { CliFailure } from "./cli-failure.js";
 import type { CliIo } from "./cli-io.js";
+import { ENQUEUE_HELP, RECOVER_HELP, WORKER_HELP } from "./dbos-help-text.js";
 import { EXIT_CODES } from "./exit-codes.js";
+import { APPROVE_HELP, REJECT_HELP, SESSIONS_HELP } from "./help-text.js";
 import { parseOptions } from "./parse-options.js";
 import { UsageError } from "./usage-error.js";
 import { DBOS_APP_NAME, DEFAULT_DBOS_QUEUE, DEFAULT_LOOP_WORKFLOW_NAME, DEFAULT_WORKER_CONCURRENCY } from "../dbos/constants.js";
@@ -36,6 +40,28 @@ export function databaseUrl(values: Record<string, string | boolean | undefined>
   return url;
 }
 
+function printHelp(io: CliIo, text: string): number {
+  io.stdout.write(text);
+  return EXIT_CODES.ok;
+}
+
+/** The `createRun` export a worker's `--setup` module may have. */
+type SetupModule = { createRun?: (input: DbosRunInput) => DbosRunSetup | Promise<DbosRunSetup> };
+
+/**
+ * Loads the `--setup` module: a path that names no file is a usage error; a module that
+ * fails to load (it throws, or imports a missing package) is a {@link CliFailure} saying so.
+ */
+async function importSetup(setup: string, cwd: string): Promise<SetupModule> {
+  const path = resolve(cwd, setup);
+  if (!existsSync(path)) throw new UsageError(`--setup ${setup}: no such file (${path}); it names a module exporting createRun(input).`);
+  try {
+    return (await import(pathToFileURL(path).href)) as SetupModule;
+  } catch (error) {
+    throw new CliFailure(`--setup ${setup} failed to load: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`, { cause: error });
+  }
+}
+
 function positiveInt(name: string, value: string | boolean | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== "string" || !/^[1-9]\d*$/.test(value)) throw new UsageError(`${name} expects a whole number of 1 or more, e.g. ${name} 4.`);
@@ -60,9 +86,11 @@ export async function workerCommand(args: readonly string[], io: CliIo): Promise
       "global-concurrency": { type: "string" },
       executor: { type: "string" },
       "app-version": { type: "string" },
+      help: { type: "boolean", short: "h" },
     },
-    "loopchart --help",
+    "loopchart worker --help",
   );
+  if (values.help === true) return printHelp(io, WORKER_HELP);
   const url = databaseUrl(values, io, "worker");
   if (typeof values.setup !== "string") throw new UsageError("loopchart worker needs --setup <module> exporting createRun(input) (model, tools, config of a run).");
   const queue = typeof values.queue === "string" ? values.queue : DEFAULT_DBOS_QUEUE;
@@ -71,7 +99,7 @@ export async function workerCommand(args: readonly string[], io: CliIo): Promise
   if (globalConcurrency !== undefined && concurrency > globalConcurrency) {
     throw new UsageError(`--concurrency (${concurrency}) must not exceed --global-concurrency (${globalConcurrency}); e.g. --concurrency ${globalConcurrency} --global-concurrency ${globalConcurrency}.`);
   }
-  const setupModule = (await import(pathToFileURL(resolve(io.cwd, values.setup)).href)) as { createRun?: (input: DbosRunInput) => DbosRunSetup | Promise<DbosRunSetup> };
+  const setupModule = await importSetup(values.setup, io.cwd);
   const createRun = setupModule.createRun;
   if (typeof createRun !== "function") throw new UsageError(`${values.setup} does not export a createRun(input) function.`);
   const executorID = typeof values.executor === "string" ? values.executor : `${hostname()}-${process.pid}`;
@@ -131,6 +159,7 @@ export function parseMeta(values: string[]): Record<string, string> {
  */
 export async function enqueueCommand(args: readonly string[], io: CliIo): Promise<number> {
   const { values, meta, positionals } = parseOptionsWithMeta(args);
+  if (values.help === true) return printHelp(io, ENQUEUE_HELP);
   const url = databaseUrl(values, io, "enqueue");
   if (positionals.length !== 1) throw new UsageError('loopchart enqueue expects one prompt, e.g. loopchart enqueue --database-url … "fix the tests"');
   const queueName = typeof values.queue === "string" ? values.queue : DEFAULT_DBOS_QUEUE;
@@ -165,15 +194,20 @@ function parseOptionsWithMeta(args: readonly string[]): { values: Record<string,
   const { meta, rest } = splitMeta(args);
   const { values, positionals } = parseOptions(
     rest,
-    { "database-url": { type: "string" }, queue: { type: "string" }, id: { type: "string" }, follow: { type: "boolean" } },
-    "loopchart --help",
+    { "database-url": { type: "string" }, queue: { type: "string" }, id: { type: "string" }, follow: { type: "boolean" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    "loopchart enqueue --help",
   );
   return { values, meta, positionals };
 }
 
 /** `loopchart sessions --database-url URL [--status S] [--json]`: lists runs (newest first) with state and executor. */
 export async function sessionsCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const { values } = parseOptions(args, { "database-url": { type: "string" }, status: { type: "string" }, json: { type: "boolean" } }, "loopchart --help");
+  const { values } = parseOptions(
+    args,
+    { "database-url": { type: "string" }, status: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    "loopchart sessions --help",
+  );
+  if (values.help === true) return printHelp(io, SESSIONS_HELP);
   const url = databaseUrl(values, io, "sessions");
   return withClient(url, async (client) => {
     const runs = await client.listWorkflows({
@@ -195,7 +229,12 @@ export async function sessionsCommand(args: readonly string[], io: CliIo): Promi
  * Only for an executor that is gone: a live one would keep running them too.
  */
 export async function recoverCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const { values } = parseOptions(args, { "database-url": { type: "string" }, executor: { type: "string" }, queue: { type: "string" } }, "loopchart --help");
+  const { values } = parseOptions(
+    args,
+    { "database-url": { type: "string" }, executor: { type: "string" }, queue: { type: "string" }, help: { type: "boolean", short: "h" } },
+    "loopchart recover --help",
+  );
+  if (values.help === true) return printHelp(io, RECOVER_HELP);
   const url = databaseUrl(values, io, "recover");
   if (typeof values.executor !== "string") throw new UsageError("loopchart recover needs --executor <id> (the dead worker's id, as loopchart sessions shows it).");
   const queueName = typeof values.queue === "string" ? values.queue : DEFAULT_DBOS_QUEUE;
@@ -219,9 +258,10 @@ export async function recoverCommand(args: readonly string[], io: CliIo): Promis
 export async function answerCommand(decision: "approve" | "reject", args: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions(
     args,
-    { "database-url": { type: "string" }, always: { type: "boolean" }, reason: { type: "string" } },
-    "loopchart --help",
+    { "database-url": { type: "string" }, always: { type: "boolean" }, reason: { type: "string" }, help: { type: "boolean", short: "h" } },
+    `loopchart ${decision} --help`,
   );
+  if (values.help === true) return printHelp(io, decision === "approve" ? APPROVE_HELP : REJECT_HELP);
   const url = databaseUrl(values, io, decision);
   if (positionals.length !== 2) throw new UsageError(`loopchart ${decision} expects a run id and a tool call id, e.g. loopchart ${decision} --database-url … run-7 call_abc (loopchart sessions lists runs).`);
   if (decision === "approve" && values.reason !== undefined) throw new UsageError("--reason goes with loopchart reject.");

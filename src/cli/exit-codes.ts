@@ -4,9 +4,12 @@ import type { ExitReason } from "../types.js";
 export const EXIT_CODES = {
   /** The run completed, terminated on a tool's request, or was stopped after a turn. */
   ok: 0,
-  /** The run ended with a model error, or the CLI failed unexpectedly. */
+  /**
+   * The run ended with a model error, or the command failed: a damaged session file, a
+   * `--setup` module that fails to load (one line), or a bug ("unexpected failure" and a stack).
+   */
   error: 1,
-  /** The command line was wrong (unknown option, missing prompt, no model). */
+  /** The command line was wrong (unknown option, missing prompt, no model), or needs an optional dependency that is not installed. */
   usage: 2,
   /** The run hit `--max-turns`. */
   maxTurns: 3,
