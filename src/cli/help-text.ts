@@ -24,7 +24,7 @@ Usage:
 
 Examples:
   loopchart demo
-  loopchart run --model scripted/demo --cwd "$(mktemp -d)" "Tidy up this workspace"
+  loopchart run --model scripted/demo --cwd "$(mktemp -d)" "Tidy up"   # a fixed script, any prompt
   OPENAI_API_KEY=sk-... loopchart run "Why does npm test fail?"
   loopchart run --model openai-compatible/llama3.2 --base-url http://127.0.0.1:11434/v1 "List the TODOs"
   loopchart replay run.jsonl
@@ -45,7 +45,8 @@ Options:
   -m, --model <provider>/<id>  The model. Providers:
                                  scripted/demo, scripted/<path.json>  offline scripted model: plays
                                                      a fixed script whatever the prompt
-                                                     (format: docs/SCRIPTED_MODEL.md)
+                                                     (format: docs/SCRIPTED_MODEL.md); demo
+                                                     writes its files into --cwd if missing
                                  openai/<id>         needs OPENAI_API_KEY
                                  anthropic/<id>      needs ANTHROPIC_API_KEY
                                  openai-compatible/<id>  needs --base-url or OPENAI_BASE_URL;
@@ -105,7 +106,7 @@ Exit codes: 0 completed/terminated/stopped, 1 error, 2 usage, 3 max turns, 4 app
 (no terminal to ask on: the session waits for loopchart approve|reject), 5 budget, 6 invalid calls, 130 aborted.
 
 Examples:
-  loopchart run --model scripted/demo --cwd "$(mktemp -d)" "Tidy up this workspace"
+  loopchart run --model scripted/demo --cwd "$(mktemp -d)" "Tidy up"   # a fixed script, any prompt
   loopchart run --model openai/gpt-4.1-mini --all-tools --trace run.jsonl "Find dead code in src/"
   echo "Summarise README.md" | loopchart run --model anthropic/${DEFAULT_ANTHROPIC_MODEL} --tools read -
 `;
