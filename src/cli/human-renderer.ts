@@ -40,12 +40,15 @@ interface RunningCall {
  * The terminal view of a run: assistant text streams to `out`; each tool call shows on
  * `err` as it runs (name, argument summary, elapsed time — a spinner on a TTY) and ends
  * with ✓/✗ and a result summary; the run ends with one line of exit reason, turns,
- * tool calls, tokens and cost (when known).
+ * tool calls, tokens and cost (when known). While a call awaits approval the spinner
+ * stands still (the question stays visible); its time counts from `approvalAnswered`.
  */
 export function createHumanRenderer({ out, err, live, color, now = Date.now }: HumanRendererOptions): EventRenderer & { stats: RunStats } {
   const style = createStyle(color);
   const stats = emptyRunStats();
   const running = new Map<string, RunningCall>();
+  // Calls whose approval question is open: no spinner redraws then (it would erase the question).
+  const awaiting = new Set<string>();
   const spinner = live && err.isTTY === true;
   let frame = 0;
   let statusShown = false;
@@ -59,7 +62,7 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now }: H
   };
 
   const drawStatus = () => {
-    if (!spinner || running.size === 0 || (outMidLine && out.isTTY)) return;
+    if (!spinner || running.size === 0 || awaiting.size > 0 || (outMidLine && out.isTTY)) return;
     const at = now();
     const parts = [...running.values()].map((call) => `${call.name} ${formatDuration(at - call.startedAt)} ${call.summary}`);
     const width = Math.max(MIN_STATUS_WIDTH, (err.columns || DEFAULT_COLUMNS) - 1);
@@ -84,8 +87,8 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now }: H
       return;
     }
     const at = now();
-    for (const call of running.values()) {
-      if (at - call.lastReportAt >= STILL_RUNNING_INTERVAL_MS) {
+    for (const [id, call] of running) {
+      if (!awaiting.has(id) && at - call.lastReportAt >= STILL_RUNNING_INTERVAL_MS) {
         call.lastReportAt = at;
         line(style.dim(`… ${call.name} ${call.summary} · still running · ${formatDuration(at - call.startedAt)}`));
       }
@@ -166,6 +169,7 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now }: H
       case "tool_execution_end": {
         const call = running.get(event.toolCallId);
         running.delete(event.toolCallId);
+        awaiting.delete(event.toolCallId);
         stopTimerIfIdle();
         const elapsed = call === undefined ? "" : ` · ${formatDuration(t - call.startedAt)}`;
         const head = `${event.toolName} ${call?.summary ?? ""}`.trimEnd();
@@ -175,6 +179,7 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now }: H
       }
       case "approval_requested":
         endText();
+        awaiting.add(event.toolCallId);
         line(style.yellow(`? ${event.toolName} ${summarizeArgs(event.args)} awaits approval (call ${event.toolCallId})`.replace(/ {2,}/g, " ")));
         return;
       case "warning":
@@ -184,6 +189,7 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now }: H
       case "agent_end":
         endText();
         running.clear();
+        awaiting.clear();
         stopTimerIfIdle();
         finalLine(event.exitReason);
         return;
@@ -196,8 +202,18 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now }: H
     stats,
     render,
     notice: (text: string) => line(style.yellow(text)),
+    approvalAnswered(toolCallId: string, at: number): void {
+      awaiting.delete(toolCallId);
+      const call = running.get(toolCallId);
+      if (call !== undefined) {
+        call.startedAt = at;
+        call.lastReportAt = at;
+      }
+      drawStatus();
+    },
     close(): void {
       running.clear();
+      awaiting.clear();
       stopTimerIfIdle();
       clearStatus();
     },

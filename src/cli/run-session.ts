@@ -218,7 +218,11 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
       if (event.type === "agent_end") ended = true;
       if (event.type === "approval_requested") {
         requests.set(event.toolCallId, { toolCallId: event.toolCallId, toolName: event.toolName, args: event.args });
-        if (interactive) actor?.send(await askApproval(io, event));
+        if (interactive) {
+          const decision = await askApproval(io, event);
+          renderer.approvalAnswered?.(event.toolCallId, Date.now());
+          actor?.send(decision);
+        }
         else if (!options.durable) markBlocked([event.toolCallId]);
       }
     }
