@@ -24,6 +24,8 @@ export const EXIT_CODES = {
   invalidCalls: 6,
   /** The run was interrupted (Ctrl-C / SIGINT). 128 + SIGINT's number, as shells do. */
   aborted: 130,
+  /** Stdout's reader went away (`loopchart run … | head -2`): the run was stopped. 128 + SIGPIPE's number, as shells report a writer SIGPIPE killed. */
+  brokenPipe: 141,
 } as const;
 
 /** Maps a run's exit reason to the process exit code. */

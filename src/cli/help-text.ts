@@ -31,7 +31,8 @@ Examples:
   loopchart run --session fix-tests "Why does npm test fail?"   then, after a crash: loopchart resume fix-tests
 
 Exit codes: 0 completed/terminated/stopped, 1 error, 2 usage, 3 max turns, 4 approval pending
-(no terminal to ask on; answer with loopchart approve|reject), 5 budget, 6 invalid calls, 130 aborted (Ctrl-C).
+(no terminal to ask on; answer with loopchart approve|reject), 5 budget, 6 invalid calls, 130 aborted (Ctrl-C),
+141 stdout closed (e.g. | head: the run is stopped).
 `;
 
 /** `loopchart run --help`. */
@@ -103,7 +104,8 @@ Environment: OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENAI_BASE_URL (openai, openai-
 ANTHROPIC_BASE_URL (anthropic), NO_COLOR (no colours).
 Ctrl-C aborts the run: running tools are killed, the trace is flushed, exit code 130.
 Exit codes: 0 completed/terminated/stopped, 1 error, 2 usage, 3 max turns, 4 approval pending
-(no terminal to ask on: the session waits for loopchart approve|reject), 5 budget, 6 invalid calls, 130 aborted.
+(no terminal to ask on: the session waits for loopchart approve|reject), 5 budget, 6 invalid calls, 130 aborted,
+141 stdout closed (e.g. | head -2: the run is aborted as by Ctrl-C).
 
 Examples:
   loopchart run --model scripted/demo --cwd "$(mktemp -d)" "Tidy up"   # a fixed script, any prompt

@@ -113,12 +113,14 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
     forceEnd = () => resolve("forced");
   });
   let graceTimer: ReturnType<typeof setTimeout> | undefined;
-  const removeInterrupt = io.onInterrupt(() => {
+  let brokenPipe = false;
+  const removeInterrupt = io.onInterrupt((reason) => {
+    if (reason === "brokenPipe") brokenPipe = true;
     if (controller.signal.aborted) {
       forceEnd();
       return;
     }
-    renderer.notice("Interrupted: aborting the run (Ctrl-C again to quit at once)…");
+    renderer.notice(reason === "brokenPipe" ? "Output closed (broken pipe): aborting the run…" : "Interrupted: aborting the run (Ctrl-C again to quit at once)…");
     controller.abort();
     graceTimer = setTimeout(forceEnd, ABORT_GRACE_MS);
   });
@@ -238,6 +240,8 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
     failure = error instanceof Error ? error.message : String(error);
     exitCode = controller.signal.aborted ? EXIT_CODES.aborted : EXIT_CODES.error;
   } finally {
+    // Aborted because stdout's reader went away: the exit code says so (and the trace records it).
+    if (brokenPipe && exitCode === EXIT_CODES.aborted) exitCode = EXIT_CODES.brokenPipe;
     if (graceTimer !== undefined) clearTimeout(graceTimer);
     removeInterrupt();
     renderer.close();
