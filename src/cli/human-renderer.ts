@@ -27,6 +27,8 @@ export interface HumanRendererOptions {
   color: boolean;
   /** Clock for live elapsed times. Default `Date.now`. */
   now?: () => number;
+  /** Turns the run started before these events (a restored session's run): the final line counts them too. */
+  turnsBefore?: number;
 }
 
 interface RunningCall {
@@ -43,9 +45,9 @@ interface RunningCall {
  * tool calls, tokens and cost (when known). While a call awaits approval the spinner
  * stands still (the question stays visible); its time counts from `approvalAnswered`.
  */
-export function createHumanRenderer({ out, err, live, color, now = Date.now }: HumanRendererOptions): EventRenderer & { stats: RunStats } {
+export function createHumanRenderer({ out, err, live, color, now = Date.now, turnsBefore = 0 }: HumanRendererOptions): EventRenderer & { stats: RunStats } {
   const style = createStyle(color);
-  const stats = emptyRunStats();
+  const stats = { ...emptyRunStats(), turns: turnsBefore };
   const running = new Map<string, RunningCall>();
   // Calls whose approval question is open: no spinner redraws then (it would erase the question).
   const awaiting = new Set<string>();

@@ -18,6 +18,7 @@ import { emptyRunStats, observeEvent, type RunStats } from "./run-stats.js";
 import { TraceWriter } from "./trace-writer.js";
 import { createLiveSender } from "./live-sender.js";
 import { UsageError } from "./usage-error.js";
+import { waitingCallFromTranscript } from "./waiting-call.js";
 
 /** After Ctrl-C, how long the run may take to wind down before the CLI exits anyway. */
 export const ABORT_GRACE_MS = 2000;
@@ -36,6 +37,8 @@ export interface DurableSessionOptions {
   decisions?: ApprovalDecision[];
   /** The `--store …` arguments to repeat in printed commands ("" for the default store). */
   storeArgs?: string;
+  /** With `restore`: the turns the run had started before (its snapshot's), so the final line counts the whole run. */
+  turnsSoFar?: number;
 }
 
 /** Options of {@link runSession}. */
@@ -104,7 +107,13 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
   const live = options.inspectUrl === undefined ? undefined : createLiveSender(options.inspectUrl, redactor, (message) => io.stderr.write(`loopchart: ${message}\n`));
   const renderer: EventRenderer = options.json
     ? createJsonRenderer({ out: io.stdout, err: io.stderr, redactor })
-    : createHumanRenderer({ out: io.stdout, err: io.stderr, live: true, color: shouldColor(io.stderr.isTTY, io.env) });
+    : createHumanRenderer({
+        out: io.stdout,
+        err: io.stderr,
+        live: true,
+        color: shouldColor(io.stderr.isTTY, io.env),
+        ...(options.durable?.restore === true && options.durable.turnsSoFar !== undefined ? { turnsBefore: options.durable.turnsSoFar } : {}),
+      });
   const stats = emptyRunStats();
 
   const controller = new AbortController();
@@ -197,7 +206,7 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
     for (;;) {
       const next = await Promise.race([events.next(), forced, blocked]);
       if (typeof next === "object" && "blocked" in next) {
-        const waiting = next.blocked.map((id) => requests.get(id) ?? { toolCallId: id, toolName: "?", args: undefined });
+        const waiting = next.blocked.map((id) => requests.get(id) ?? waitingCallFromTranscript(id, options.durable?.messages ?? []));
         renderer.notice(pendingApprovalNote({ invokedAs: io.invokedAs, ...(options.durable ? { sessionId: options.durable.id } : {}), storeArgs: options.durable?.storeArgs ?? "", waiting }).trimEnd());
         exitCode = EXIT_CODES.approvalPending;
         pendingApproval = true;

@@ -142,6 +142,7 @@ async function continueStored(options: {
       meta: { ...meta },
       storeArgs: typeof values.store === "string" ? ` --store ${values.store}` : "",
       ...(options.decisions ? { decisions: options.decisions } : {}),
+      turnsSoFar: (stored.record.snapshot as { context?: { turn?: number } } | undefined)?.context?.turn ?? 0,
     },
   });
   return outcome.exitCode;
