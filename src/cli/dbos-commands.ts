@@ -10,12 +10,12 @@ import { CliFailure } from "./cli-failure.js";
 import type { CliIo } from "./cli-io.js";
 import { ENQUEUE_HELP, RECOVER_HELP, WORKER_HELP } from "./dbos-help-text.js";
 import { EXIT_CODES } from "./exit-codes.js";
+import { formatTable } from "./format-table.js";
 import { APPROVE_HELP, REJECT_HELP, SESSIONS_HELP } from "./help-text.js";
 import { parseOptions } from "./parse-options.js";
 import { UsageError } from "./usage-error.js";
 import { DBOS_APP_NAME, DEFAULT_DBOS_QUEUE, DEFAULT_LOOP_WORKFLOW_NAME, DEFAULT_WORKER_CONCURRENCY } from "../dbos/constants.js";
 import { enqueueRun } from "../dbos/enqueue-run.js";
-import { followRunEvents } from "../dbos/follow-run.js";
 import type { DbosRunInput, DbosRunSetup } from "../dbos/index.js";
 
 export { DBOS_APP_NAME, DEFAULT_DBOS_QUEUE, DEFAULT_WORKER_CONCURRENCY };
@@ -154,8 +154,9 @@ export function parseMeta(values: string[]): Record<string, string> {
 
 /**
  * `loopchart enqueue --database-url URL [--queue Q] [--id ID] [--meta k=v]... [--follow] <prompt>`:
- * puts a run on the queue and prints its workflow id. `--follow` then prints the run's events
- * as JSON lines while a worker runs it, and the run's messages at the end.
+ * puts a run on the queue and prints its workflow id. With `--follow` it shows the run instead,
+ * as `loopchart run --remote` does (for humans, or JSON lines with `--json`; the id on stderr),
+ * and exits with the code of the run's exit reason.
  */
 export async function enqueueCommand(args: readonly string[], io: CliIo): Promise<number> {
   const { values, meta, positionals } = parseOptionsWithMeta(args);
@@ -164,14 +165,17 @@ export async function enqueueCommand(args: readonly string[], io: CliIo): Promis
   if (positionals.length !== 1) throw new UsageError('loopchart enqueue expects one prompt, e.g. loopchart enqueue --database-url … "fix the tests"');
   const queueName = typeof values.queue === "string" ? values.queue : DEFAULT_DBOS_QUEUE;
   const input: DbosRunInput = { prompt: [{ role: "user", content: positionals[0] as string, timestamp: Date.now() }], meta };
+  if (values.json === true && values.follow !== true) throw new UsageError("--json goes with --follow (the events of the run); without it enqueue prints only the run's id.");
   return withClient(url, async (client) => {
     const handle = await enqueueRun(client, input, { queueName, ...(typeof values.id === "string" ? { workflowID: values.id } : {}) });
-    io.stdout.write(`${handle.workflowID}\n`);
-    if (values.follow !== true) return EXIT_CODES.ok;
-    for await (const event of followRunEvents(client, handle.workflowID)) io.stdout.write(`${JSON.stringify(event)}\n`);
-    const output = await handle.getResult();
-    io.stdout.write(`${JSON.stringify({ type: "result", messages: output.messages })}\n`);
-    return EXIT_CODES.ok;
+    if (values.follow !== true) {
+      io.stdout.write(`${handle.workflowID}\n`);
+      return EXIT_CODES.ok;
+    }
+    // As loopchart run --remote: stdout carries only the run's output.
+    io.stderr.write(`run ${handle.workflowID} queued on ${queueName}\n`);
+    const { followRemoteRun } = await import("./follow-remote-run.js");
+    return followRemoteRun({ client, handle, io, json: values.json === true });
   });
 }
 
@@ -215,10 +219,17 @@ export async function sessionsCommand(args: readonly string[], io: CliIo): Promi
       sortDesc: true,
       ...(typeof values.status === "string" ? { status: values.status as "PENDING" } : {}),
     });
-    for (const run of runs) {
-      const row = { id: run.workflowID, status: run.status, executor: run.executorId ?? "", queue: run.queueName ?? "", createdAt: new Date(run.createdAt).toISOString() };
-      io.stdout.write(values.json === true ? `${JSON.stringify(row)}\n` : `${row.id}\t${row.status}\t${row.executor}\t${row.queue}\t${row.createdAt}\n`);
+    const rows = runs.map((run) => ({ id: run.workflowID, status: run.status, executor: run.executorId ?? "", queue: run.queueName ?? "", createdAt: new Date(run.createdAt).toISOString() }));
+    if (values.json === true) {
+      for (const row of rows) io.stdout.write(`${JSON.stringify(row)}\n`);
+      return EXIT_CODES.ok;
     }
+    // As the local sessions list: a header row, aligned columns; nothing on stdout when empty.
+    if (rows.length === 0) {
+      io.stderr.write(`No runs in this database${typeof values.status === "string" ? ` with status ${values.status}` : ""}. Queue one with ${io.invokedAs} enqueue --database-url … "<prompt>" (or run --remote).\n`);
+      return EXIT_CODES.ok;
+    }
+    io.stdout.write(formatTable([["ID", "STATUS", "EXECUTOR", "QUEUE", "CREATED"], ...rows.map((row) => [row.id, row.status, row.executor, row.queue, row.createdAt])]));
     return EXIT_CODES.ok;
   });
 }

@@ -26,14 +26,16 @@ Exit codes: 0 stopped with Ctrl-C, 1 the --setup module failed to load, 2 usage.
 export const ENQUEUE_HELP = `Usage: loopchart enqueue --database-url <url> [options] "<prompt>"
 
 Puts a run on a DBOS queue (a worker runs it) and prints its id (docs/DBOS.md).
+With --follow it shows the run instead, as loopchart run --remote does: the id on stderr,
+the assistant's text on stdout, tool progress on stderr.
 
 Options:
       --database-url <url>  Postgres URL. Default: DBOS_SYSTEM_DATABASE_URL.
       --queue <name>        Queue. Default: loopchart.
       --id <run-id>         The run's id. Default: a new UUID.
       --meta key=value      A string for the worker's createRun (repeatable).
-      --follow              Then show the run as a worker runs it, as loopchart run --remote
-                            does, and exit with the code of its exit reason.
+      --follow              Show the run as a worker runs it, and exit with the code of its
+                            exit reason (as loopchart run). Ctrl-C stops following, not the run.
       --json                With --follow: every event as one JSON line on stdout instead.
   -h, --help                Show this help.
 

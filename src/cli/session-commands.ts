@@ -13,6 +13,7 @@ import { EXIT_CODES } from "./exit-codes.js";
 import { APPROVE_HELP, REJECT_HELP, RESUME_HELP, SESSIONS_HELP } from "./help-text.js";
 import type { ApprovalDecision } from "./approval-prompt.js";
 import { awaitingCalls, type PersistedLoop } from "../sessions/session-recorder.js";
+import { formatTable } from "./format-table.js";
 import { parseOptions } from "./parse-options.js";
 import { prepareOutputPath } from "./prepare-output-path.js";
 import { resolveModel } from "./resolve-model.js";
@@ -235,8 +236,7 @@ export async function sessionsCommand(args: readonly string[], io: CliIo): Promi
         return EXIT_CODES.ok;
       }
       const rows = [["ID", "STATE", "TURNS", "LAST ACTIVITY"], ...sessions.map((session) => [session.id, session.state, String(session.turns), session.updatedAt])];
-      const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-      for (const row of rows) io.stdout.write(`${row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join("  ")}\n`);
+      io.stdout.write(formatTable(rows));
       return EXIT_CODES.ok;
     });
   } finally {
