@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { checkDatabase } from "./check-database.js";
 import { CliFailure } from "./cli-failure.js";
 import type { CliIo } from "./cli-io.js";
 import { ENQUEUE_HELP, RECOVER_HELP, WORKER_HELP } from "./dbos-help-text.js";
@@ -104,6 +105,7 @@ export async function workerCommand(args: readonly string[], io: CliIo): Promise
   if (typeof createRun !== "function") throw new UsageError(`${values.setup} does not export a createRun(input) function.`);
   const executorID = typeof values.executor === "string" ? values.executor : `${hostname()}-${process.pid}`;
   await loadSdk();
+  await checkDatabase(url);
   const { startWorker } = await import("../dbos/index.js");
   const worker = await startWorker({
     systemDatabaseUrl: url,
@@ -133,6 +135,7 @@ export type DbosClient = Awaited<ReturnType<DbosSdk["DBOSClient"]["create"]>>;
 /** Runs `body` with a client on `url`, destroyed afterwards. */
 export async function withClient<T>(url: string, body: (client: DbosClient) => Promise<T>): Promise<T> {
   const { DBOSClient } = await loadSdk();
+  await checkDatabase(url);
   const client = await DBOSClient.create({ systemDatabaseUrl: url, applicationName: DBOS_APP_NAME });
   try {
     return await body(client);

@@ -6,6 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -99,6 +100,26 @@ describe("ordinary failures are one line with their exit code", () => {
       expect(result.err.trimEnd().split("\n").at(-1)).toMatch(/^loopchart: .*sessions\.db: /);
     }
   });
+
+  it("should say at once that a DBOS database cannot be reached, password hidden, exit 1 (the SDK would retry forever)", async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const url = `postgres://loopchart:s3cret@127.0.0.1:${port}/runs`;
+    const setup = join(REPO_ROOT, "test/support/dbos-fixture.ts");
+    for (const args of [
+      ["sessions", "--database-url", url],
+      ["enqueue", "--database-url", url, "Fix the tests"],
+      ["recover", "--database-url", url, "--executor", "gone"],
+      ["approve", "--database-url", url, "run-1", "call_1"],
+      ["worker", "--database-url", url, "--setup", setup],
+    ]) {
+      const result = await cli(args);
+      expect(result.code, args[0]).toBe(EXIT_CODES.error);
+      expect(result.err).toBe(`loopchart: cannot connect to the database postgres://loopchart:***@127.0.0.1:${port}/runs: connect ECONNREFUSED 127.0.0.1:${port}\n`);
+    }
+  }, 60_000);
 
   it("should say how to install better-sqlite3 when --store sqlite: is used without it, exit 2", async () => {
     const dir = scratch();
