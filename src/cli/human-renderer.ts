@@ -29,6 +29,8 @@ export interface HumanRendererOptions {
   now?: () => number;
   /** Turns the run started before these events (a restored session's run): the final line counts them too. */
   turnsBefore?: number;
+  /** The arguments of a call that started before these events (a restored run's), for its ✓/✗ line. */
+  argsOfEarlierCall?: (toolCallId: string) => unknown;
 }
 
 interface RunningCall {
@@ -45,7 +47,7 @@ interface RunningCall {
  * tool calls, tokens and cost (when known). While a call awaits approval the spinner
  * stands still (the question stays visible); its time counts from `approvalAnswered`.
  */
-export function createHumanRenderer({ out, err, live, color, now = Date.now, turnsBefore = 0 }: HumanRendererOptions): EventRenderer & { stats: RunStats } {
+export function createHumanRenderer({ out, err, live, color, now = Date.now, turnsBefore = 0, argsOfEarlierCall }: HumanRendererOptions): EventRenderer & { stats: RunStats } {
   const style = createStyle(color);
   const stats = { ...emptyRunStats(), turns: turnsBefore };
   const running = new Map<string, RunningCall>();
@@ -174,7 +176,9 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now, tur
         awaiting.delete(event.toolCallId);
         stopTimerIfIdle();
         const elapsed = call === undefined ? "" : ` · ${formatDuration(t - call.startedAt)}`;
-        const head = `${event.toolName} ${call?.summary ?? ""}`.trimEnd();
+        const earlierArgs = call === undefined ? argsOfEarlierCall?.(event.toolCallId) : undefined;
+        const summary = call?.summary ?? (earlierArgs === undefined ? "" : summarizeArgs(earlierArgs));
+        const head = `${event.toolName} ${summary}`.trimEnd();
         const result = summarizeResult(event.result as AgentToolResult<unknown>, SUMMARY_MAX_CHARS, event.isError);
         line(event.isError ? style.red(`✗ ${head}${elapsed} · ${result}`) : `${style.green("✓")} ${head}${style.dim(`${elapsed} · ${result}`)}`);
         return;

@@ -113,6 +113,7 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
         live: true,
         color: shouldColor(io.stderr.isTTY, io.env),
         ...(options.durable?.restore === true && options.durable.turnsSoFar !== undefined ? { turnsBefore: options.durable.turnsSoFar } : {}),
+        ...(options.durable?.restore === true ? { argsOfEarlierCall: (id: string) => waitingCallFromTranscript(id, options.durable?.messages ?? []).args } : {}),
       });
   const stats = emptyRunStats();
 

@@ -56,5 +56,8 @@ describe("a session's run continued by another process", { timeout: 90_000 }, ()
     const after = await runCli(["sessions"], { cwd: dir });
     expect(after.stdout).toMatch(/deploy\s+done\s+2\s/);
     expect(approved.stderr).toMatch(/■ completed · 2 turns · /);
+    // The calls started before this process: their lines still name what they did.
+    expect(approved.stderr).toContain("✓ write a.txt");
+    expect(approved.stderr).toContain("✓ write b.txt");
   });
 });
