@@ -4,7 +4,7 @@
  * from the answer, not from when it was asked. Checked on the renderer with a fake clock,
  * and end to end with the real CLI on a pseudo-terminal (`script` from util-linux).
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -45,7 +45,10 @@ describe("the spinner while a call awaits approval", () => {
   });
 });
 
-describe("loopchart run --needs-approval on a pseudo-terminal", { timeout: 60_000 }, () => {
+/** Whether util-linux's `script` is on PATH (Debian: bsdutils). */
+const HAS_SCRIPT = spawnSync("sh", ["-c", "command -v script"]).status === 0;
+
+describe.skipIf(!HAS_SCRIPT)("loopchart run --needs-approval on a pseudo-terminal (skipped without util-linux's script)", { timeout: 60_000 }, () => {
   it("should keep the question on screen until it is answered, then run the call", async () => {
     const cwd = await mkdtemp(join(tmpdir(), "loopchart-pty-"));
     dirs.push(cwd);
