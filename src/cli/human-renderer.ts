@@ -29,6 +29,8 @@ export interface HumanRendererOptions {
   now?: () => number;
   /** Turns the run started before these events (a restored session's run): the final line counts them too. */
   turnsBefore?: number;
+  /** Turns of the session's earlier runs (`run --session` on a session with a transcript): the final line gives the session's total too. */
+  earlierSessionTurns?: number;
   /** The arguments of a call that started before these events (a restored run's), for its ✓/✗ line. */
   argsOfEarlierCall?: (toolCallId: string) => unknown;
 }
@@ -47,7 +49,7 @@ interface RunningCall {
  * tool calls, tokens and cost (when known). While a call awaits approval the spinner
  * stands still (the question stays visible); its time counts from `approvalAnswered`.
  */
-export function createHumanRenderer({ out, err, live, color, now = Date.now, turnsBefore = 0, argsOfEarlierCall }: HumanRendererOptions): EventRenderer & { stats: RunStats } {
+export function createHumanRenderer({ out, err, live, color, now = Date.now, turnsBefore = 0, earlierSessionTurns = 0, argsOfEarlierCall }: HumanRendererOptions): EventRenderer & { stats: RunStats } {
   const style = createStyle(color);
   const stats = { ...emptyRunStats(), turns: turnsBefore };
   const running = new Map<string, RunningCall>();
@@ -123,7 +125,8 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now, tur
   };
 
   const finalLine = (reason: ExitReason | undefined) => {
-    const parts = [reasonLabel(reason), plural(stats.turns, "turn")];
+    const sessionTurns = earlierSessionTurns > 0 ? ` (${formatCount(earlierSessionTurns + stats.turns)} in the session)` : "";
+    const parts = [reasonLabel(reason), `${plural(stats.turns, "turn")}${sessionTurns}`];
     const failed = stats.toolErrors > 0 ? ` (${formatCount(stats.toolErrors)} failed)` : "";
     parts.push(`${plural(stats.toolCalls, "tool call")}${failed}`);
     if (stats.totalTokens > 0) {

@@ -39,6 +39,8 @@ export interface DurableSessionOptions {
   storeArgs?: string;
   /** With `restore`: the turns the run had started before (its snapshot's), so the final line counts the whole run. */
   turnsSoFar?: number;
+  /** Turns of the session's earlier runs, so the final line also gives the session's total (as `loopchart sessions`). */
+  earlierTurns?: number;
 }
 
 /** Options of {@link runSession}. */
@@ -113,6 +115,7 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
         live: true,
         color: shouldColor(io.stderr.isTTY, io.env),
         ...(options.durable?.restore === true && options.durable.turnsSoFar !== undefined ? { turnsBefore: options.durable.turnsSoFar } : {}),
+        ...(options.durable?.earlierTurns ? { earlierSessionTurns: options.durable.earlierTurns } : {}),
         ...(options.durable?.restore === true ? { argsOfEarlierCall: (id: string) => waitingCallFromTranscript(id, options.durable?.messages ?? []).args } : {}),
       });
   const stats = emptyRunStats();

@@ -64,7 +64,15 @@ export async function prepareRunSession(
   if (stored && hasUnfinishedRun(stored.record)) {
     throw new UsageError(`Session "${id}" has an unfinished run (${stored.record.state}); continue it with ${io.invokedAs} resume ${id}${storeSpec === undefined ? "" : ` --store ${storeSpec}`}.`);
   }
-  return { store, id, restore: false, messages: stored ? sessionTranscript(stored) : [], meta: { ...meta }, storeArgs: storeSpec === undefined ? "" : ` --store ${storeSpec}` };
+  return {
+    store,
+    id,
+    restore: false,
+    messages: stored ? sessionTranscript(stored) : [],
+    meta: { ...meta },
+    storeArgs: storeSpec === undefined ? "" : ` --store ${storeSpec}`,
+    earlierTurns: stored?.record.turns ?? 0,
+  };
 }
 
 const RESUME_OPTIONS = {
@@ -115,6 +123,7 @@ async function continueStored(options: {
 }): Promise<number> {
   const { io, store, stored, id, values } = options;
   const meta = readCliMeta(stored.record.meta, id);
+  const runTurns = (stored.record.snapshot as { context?: { turn?: number } } | undefined)?.context?.turn ?? 0;
   const resolved = await resolveModel({ spec: meta.model, baseUrl: meta.baseUrl, env: io.env, cwd: io.cwd });
   const tools = requireApproval(await createTools(meta.tools, meta.cwd), meta.needsApproval ?? []);
   const tracePath = typeof values.trace === "string" ? resolve(io.cwd, values.trace) : undefined;
@@ -143,7 +152,8 @@ async function continueStored(options: {
       meta: { ...meta },
       storeArgs: typeof values.store === "string" ? ` --store ${values.store}` : "",
       ...(options.decisions ? { decisions: options.decisions } : {}),
-      turnsSoFar: (stored.record.snapshot as { context?: { turn?: number } } | undefined)?.context?.turn ?? 0,
+      turnsSoFar: runTurns,
+      earlierTurns: stored.record.turns - runTurns,
     },
   });
   return outcome.exitCode;

@@ -60,4 +60,18 @@ describe("a session's run continued by another process", { timeout: 90_000 }, ()
     expect(approved.stderr).toContain("✓ write a.txt");
     expect(approved.stderr).toContain("✓ write b.txt");
   });
+
+  it("should give the session's total beside the run's turns when a session goes on with a new prompt", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "loopchart-continue-"));
+    dirs.push(dir);
+    await writeFile(join(dir, "script.json"), JSON.stringify({ name: "chat", responses: [{ content: [{ type: "text", text: "One." }] }, { content: [{ type: "text", text: "Two." }] }] }));
+    const model = `scripted/${join(dir, "script.json")}`;
+    const first = await runCli(["run", "--model", model, "--cwd", dir, "--session", "chat", "First"], { cwd: dir });
+    expect(first.stderr).toMatch(/■ completed · 1 turn · 0 tool calls/);
+    const second = await runCli(["run", "--model", model, "--cwd", dir, "--session", "chat", "Second"], { cwd: dir });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/■ completed · 1 turn \(2 in the session\) · 0 tool calls/);
+    const listed = await runCli(["sessions"], { cwd: dir });
+    expect(listed.stdout).toMatch(/chat\s+done\s+2\s/);
+  });
 });
