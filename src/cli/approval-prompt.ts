@@ -57,7 +57,7 @@ export function askApproval(io: CliIo, request: ApprovalRequest): Promise<Approv
 /** The note printed when calls wait and there is no terminal: how to answer each one later. */
 export function pendingApprovalNote(options: { invokedAs: string; sessionId?: string; storeArgs: string; waiting: ApprovalRequest[] }): string {
   const { invokedAs, sessionId, storeArgs, waiting } = options;
-  const calls = waiting.map((request) => `${request.toolCallId} (${request.toolName} ${JSON.stringify(request.args) ?? ""})`).join(", ");
+  const calls = waiting.map((request) => `${request.toolCallId} (${`${request.toolName} ${JSON.stringify(request.args) ?? ""}`.trimEnd()})`).join(", ");
   if (sessionId === undefined) {
     return `Tool call ${calls} waits for approval, but there is no terminal to ask on and no --session to keep the run. Run it on a terminal, or with --session <id> and answer with ${invokedAs} approve.\n`;
   }

@@ -7,6 +7,9 @@ export interface CliOutput {
   columns?: number;
 }
 
+/** Why a command is asked to stop: a signal (Ctrl-C, SIGTERM), or stdout's reader went away (EPIPE). */
+export type InterruptReason = "signal" | "brokenPipe";
+
 /**
  * Everything the CLI touches outside itself, so commands run the same in a process
  * and in tests.
@@ -22,8 +25,9 @@ export interface CliIo {
   /** How the user can invoke this CLI again, e.g. `loopchart` or `node dist/src/cli/main.js`. */
   invokedAs: string;
   /**
-   * Registers a handler for Ctrl-C (SIGINT) and SIGTERM; returns a function that
-   * removes it. While a handler is registered, the signal does not kill the process.
+   * Registers a handler for Ctrl-C (SIGINT) and SIGTERM, and for stdout's reader going
+   * away (`| head`: "brokenPipe", told once); returns a function that removes it. While
+   * a handler is registered, the signal does not kill the process.
    */
-  onInterrupt(handler: () => void): () => void;
+  onInterrupt(handler: (reason: InterruptReason) => void): () => void;
 }

@@ -2,6 +2,7 @@ import { readPackageVersion } from "./package-version.js";
 import type { CliIo } from "./cli-io.js";
 import { EXIT_CODES } from "./exit-codes.js";
 import { MAIN_HELP } from "./help-text.js";
+import { reportFailure } from "./report-failure.js";
 import { UsageError } from "./usage-error.js";
 
 /** A subcommand: resolves to the exit code, throws `UsageError` for a bad command line. */
@@ -27,8 +28,9 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
 };
 
 /**
- * Runs `loopchart <command> ...args` and resolves to the process exit code. Usage
- * errors print their message and `2`; unexpected failures print and `1`. Never rejects.
+ * Runs `loopchart <command> ...args` and resolves to the process exit code. What a
+ * command throws is reported by {@link reportFailure}: one line and its exit code (2 for
+ * usage errors), "unexpected failure" and `1` only for a bug. Never rejects.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
@@ -47,11 +49,6 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const load = COMMANDS[command] as () => Promise<Command>;
     return await (await load())(rest, io);
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr.write(`loopchart: ${error.message}\n`);
-      return EXIT_CODES.usage;
-    }
-    io.stderr.write(`loopchart: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    return EXIT_CODES.error;
+    return reportFailure(error, io);
   }
 }

@@ -2,16 +2,21 @@
  * `loopchart worker | enqueue | sessions | recover`: runs of the loop as DBOS workflows on
  * Postgres (see docs/DBOS.md). The DBOS SDK is an optional peer dependency, loaded here only.
  */
+import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { checkDatabase } from "./check-database.js";
+import { CliFailure } from "./cli-failure.js";
 import type { CliIo } from "./cli-io.js";
+import { ENQUEUE_HELP, RECOVER_HELP, WORKER_HELP } from "./dbos-help-text.js";
 import { EXIT_CODES } from "./exit-codes.js";
+import { formatTable } from "./format-table.js";
+import { APPROVE_HELP, REJECT_HELP, SESSIONS_HELP } from "./help-text.js";
 import { parseOptions } from "./parse-options.js";
 import { UsageError } from "./usage-error.js";
 import { DBOS_APP_NAME, DEFAULT_DBOS_QUEUE, DEFAULT_LOOP_WORKFLOW_NAME, DEFAULT_WORKER_CONCURRENCY } from "../dbos/constants.js";
 import { enqueueRun } from "../dbos/enqueue-run.js";
-import { followRunEvents } from "../dbos/follow-run.js";
 import type { DbosRunInput, DbosRunSetup } from "../dbos/index.js";
 
 export { DBOS_APP_NAME, DEFAULT_DBOS_QUEUE, DEFAULT_WORKER_CONCURRENCY };
@@ -34,6 +39,28 @@ export function databaseUrl(values: Record<string, string | boolean | undefined>
     throw new UsageError(`loopchart ${command} needs --database-url postgres://user:pass@host:5432/db (or DBOS_SYSTEM_DATABASE_URL).`);
   }
   return url;
+}
+
+function printHelp(io: CliIo, text: string): number {
+  io.stdout.write(text);
+  return EXIT_CODES.ok;
+}
+
+/** The `createRun` export a worker's `--setup` module may have. */
+type SetupModule = { createRun?: (input: DbosRunInput) => DbosRunSetup | Promise<DbosRunSetup> };
+
+/**
+ * Loads the `--setup` module: a path that names no file is a usage error; a module that
+ * fails to load (it throws, or imports a missing package) is a {@link CliFailure} saying so.
+ */
+async function importSetup(setup: string, cwd: string): Promise<SetupModule> {
+  const path = resolve(cwd, setup);
+  if (!existsSync(path)) throw new UsageError(`--setup ${setup}: no such file (${path}); it names a module exporting createRun(input).`);
+  try {
+    return (await import(pathToFileURL(path).href)) as SetupModule;
+  } catch (error) {
+    throw new CliFailure(`--setup ${setup} failed to load: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`, { cause: error });
+  }
 }
 
 function positiveInt(name: string, value: string | boolean | undefined, fallback: number): number {
@@ -60,9 +87,11 @@ export async function workerCommand(args: readonly string[], io: CliIo): Promise
       "global-concurrency": { type: "string" },
       executor: { type: "string" },
       "app-version": { type: "string" },
+      help: { type: "boolean", short: "h" },
     },
-    "loopchart --help",
+    "loopchart worker --help",
   );
+  if (values.help === true) return printHelp(io, WORKER_HELP);
   const url = databaseUrl(values, io, "worker");
   if (typeof values.setup !== "string") throw new UsageError("loopchart worker needs --setup <module> exporting createRun(input) (model, tools, config of a run).");
   const queue = typeof values.queue === "string" ? values.queue : DEFAULT_DBOS_QUEUE;
@@ -71,11 +100,12 @@ export async function workerCommand(args: readonly string[], io: CliIo): Promise
   if (globalConcurrency !== undefined && concurrency > globalConcurrency) {
     throw new UsageError(`--concurrency (${concurrency}) must not exceed --global-concurrency (${globalConcurrency}); e.g. --concurrency ${globalConcurrency} --global-concurrency ${globalConcurrency}.`);
   }
-  const setupModule = (await import(pathToFileURL(resolve(io.cwd, values.setup)).href)) as { createRun?: (input: DbosRunInput) => DbosRunSetup | Promise<DbosRunSetup> };
+  const setupModule = await importSetup(values.setup, io.cwd);
   const createRun = setupModule.createRun;
   if (typeof createRun !== "function") throw new UsageError(`${values.setup} does not export a createRun(input) function.`);
   const executorID = typeof values.executor === "string" ? values.executor : `${hostname()}-${process.pid}`;
   await loadSdk();
+  await checkDatabase(url);
   const { startWorker } = await import("../dbos/index.js");
   const worker = await startWorker({
     systemDatabaseUrl: url,
@@ -105,6 +135,7 @@ export type DbosClient = Awaited<ReturnType<DbosSdk["DBOSClient"]["create"]>>;
 /** Runs `body` with a client on `url`, destroyed afterwards. */
 export async function withClient<T>(url: string, body: (client: DbosClient) => Promise<T>): Promise<T> {
   const { DBOSClient } = await loadSdk();
+  await checkDatabase(url);
   const client = await DBOSClient.create({ systemDatabaseUrl: url, applicationName: DBOS_APP_NAME });
   try {
     return await body(client);
@@ -126,23 +157,28 @@ export function parseMeta(values: string[]): Record<string, string> {
 
 /**
  * `loopchart enqueue --database-url URL [--queue Q] [--id ID] [--meta k=v]... [--follow] <prompt>`:
- * puts a run on the queue and prints its workflow id. `--follow` then prints the run's events
- * as JSON lines while a worker runs it, and the run's messages at the end.
+ * puts a run on the queue and prints its workflow id. With `--follow` it shows the run instead,
+ * as `loopchart run --remote` does (for humans, or JSON lines with `--json`; the id on stderr),
+ * and exits with the code of the run's exit reason.
  */
 export async function enqueueCommand(args: readonly string[], io: CliIo): Promise<number> {
   const { values, meta, positionals } = parseOptionsWithMeta(args);
+  if (values.help === true) return printHelp(io, ENQUEUE_HELP);
   const url = databaseUrl(values, io, "enqueue");
   if (positionals.length !== 1) throw new UsageError('loopchart enqueue expects one prompt, e.g. loopchart enqueue --database-url … "fix the tests"');
   const queueName = typeof values.queue === "string" ? values.queue : DEFAULT_DBOS_QUEUE;
   const input: DbosRunInput = { prompt: [{ role: "user", content: positionals[0] as string, timestamp: Date.now() }], meta };
+  if (values.json === true && values.follow !== true) throw new UsageError("--json goes with --follow (the events of the run); without it enqueue prints only the run's id.");
   return withClient(url, async (client) => {
     const handle = await enqueueRun(client, input, { queueName, ...(typeof values.id === "string" ? { workflowID: values.id } : {}) });
-    io.stdout.write(`${handle.workflowID}\n`);
-    if (values.follow !== true) return EXIT_CODES.ok;
-    for await (const event of followRunEvents(client, handle.workflowID)) io.stdout.write(`${JSON.stringify(event)}\n`);
-    const output = await handle.getResult();
-    io.stdout.write(`${JSON.stringify({ type: "result", messages: output.messages })}\n`);
-    return EXIT_CODES.ok;
+    if (values.follow !== true) {
+      io.stdout.write(`${handle.workflowID}\n`);
+      return EXIT_CODES.ok;
+    }
+    // As loopchart run --remote: stdout carries only the run's output.
+    io.stderr.write(`run ${handle.workflowID} queued on ${queueName}\n`);
+    const { followRemoteRun } = await import("./follow-remote-run.js");
+    return followRemoteRun({ client, handle, io, json: values.json === true });
   });
 }
 
@@ -165,15 +201,20 @@ function parseOptionsWithMeta(args: readonly string[]): { values: Record<string,
   const { meta, rest } = splitMeta(args);
   const { values, positionals } = parseOptions(
     rest,
-    { "database-url": { type: "string" }, queue: { type: "string" }, id: { type: "string" }, follow: { type: "boolean" } },
-    "loopchart --help",
+    { "database-url": { type: "string" }, queue: { type: "string" }, id: { type: "string" }, follow: { type: "boolean" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    "loopchart enqueue --help",
   );
   return { values, meta, positionals };
 }
 
 /** `loopchart sessions --database-url URL [--status S] [--json]`: lists runs (newest first) with state and executor. */
 export async function sessionsCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const { values } = parseOptions(args, { "database-url": { type: "string" }, status: { type: "string" }, json: { type: "boolean" } }, "loopchart --help");
+  const { values } = parseOptions(
+    args,
+    { "database-url": { type: "string" }, status: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    "loopchart sessions --help",
+  );
+  if (values.help === true) return printHelp(io, SESSIONS_HELP);
   const url = databaseUrl(values, io, "sessions");
   return withClient(url, async (client) => {
     const runs = await client.listWorkflows({
@@ -181,10 +222,17 @@ export async function sessionsCommand(args: readonly string[], io: CliIo): Promi
       sortDesc: true,
       ...(typeof values.status === "string" ? { status: values.status as "PENDING" } : {}),
     });
-    for (const run of runs) {
-      const row = { id: run.workflowID, status: run.status, executor: run.executorId ?? "", queue: run.queueName ?? "", createdAt: new Date(run.createdAt).toISOString() };
-      io.stdout.write(values.json === true ? `${JSON.stringify(row)}\n` : `${row.id}\t${row.status}\t${row.executor}\t${row.queue}\t${row.createdAt}\n`);
+    const rows = runs.map((run) => ({ id: run.workflowID, status: run.status, executor: run.executorId ?? "", queue: run.queueName ?? "", createdAt: new Date(run.createdAt).toISOString() }));
+    if (values.json === true) {
+      for (const row of rows) io.stdout.write(`${JSON.stringify(row)}\n`);
+      return EXIT_CODES.ok;
     }
+    // As the local sessions list: a header row, aligned columns; nothing on stdout when empty.
+    if (rows.length === 0) {
+      io.stderr.write(`No runs in this database${typeof values.status === "string" ? ` with status ${values.status}` : ""}. Queue one with ${io.invokedAs} enqueue --database-url … "<prompt>" (or run --remote).\n`);
+      return EXIT_CODES.ok;
+    }
+    io.stdout.write(formatTable([["ID", "STATUS", "EXECUTOR", "QUEUE", "CREATED"], ...rows.map((row) => [row.id, row.status, row.executor, row.queue, row.createdAt])]));
     return EXIT_CODES.ok;
   });
 }
@@ -195,7 +243,12 @@ export async function sessionsCommand(args: readonly string[], io: CliIo): Promi
  * Only for an executor that is gone: a live one would keep running them too.
  */
 export async function recoverCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const { values } = parseOptions(args, { "database-url": { type: "string" }, executor: { type: "string" }, queue: { type: "string" } }, "loopchart --help");
+  const { values } = parseOptions(
+    args,
+    { "database-url": { type: "string" }, executor: { type: "string" }, queue: { type: "string" }, help: { type: "boolean", short: "h" } },
+    "loopchart recover --help",
+  );
+  if (values.help === true) return printHelp(io, RECOVER_HELP);
   const url = databaseUrl(values, io, "recover");
   if (typeof values.executor !== "string") throw new UsageError("loopchart recover needs --executor <id> (the dead worker's id, as loopchart sessions shows it).");
   const queueName = typeof values.queue === "string" ? values.queue : DEFAULT_DBOS_QUEUE;
@@ -219,9 +272,10 @@ export async function recoverCommand(args: readonly string[], io: CliIo): Promis
 export async function answerCommand(decision: "approve" | "reject", args: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions(
     args,
-    { "database-url": { type: "string" }, always: { type: "boolean" }, reason: { type: "string" } },
-    "loopchart --help",
+    { "database-url": { type: "string" }, always: { type: "boolean" }, reason: { type: "string" }, help: { type: "boolean", short: "h" } },
+    `loopchart ${decision} --help`,
   );
+  if (values.help === true) return printHelp(io, decision === "approve" ? APPROVE_HELP : REJECT_HELP);
   const url = databaseUrl(values, io, decision);
   if (positionals.length !== 2) throw new UsageError(`loopchart ${decision} expects a run id and a tool call id, e.g. loopchart ${decision} --database-url … run-7 call_abc (loopchart sessions lists runs).`);
   if (decision === "approve" && values.reason !== undefined) throw new UsageError("--reason goes with loopchart reject.");

@@ -1,8 +1,7 @@
 import { prepareOutputPath } from "./prepare-output-path.js";
-import { lstat, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { DEMO_WORKSPACE_FILES } from "../providers/demo-script.js";
+import { join, resolve } from "node:path";
 import type { CliIo } from "./cli-io.js";
 import { EXIT_CODES } from "./exit-codes.js";
 import { DEMO_HELP } from "./help-text.js";
@@ -10,6 +9,7 @@ import { parseNonNegativeInt, parseOptions } from "./parse-options.js";
 import { resolveModel } from "./resolve-model.js";
 import { DEFAULT_TOOL_NAMES } from "./cli-defaults.js";
 import { createTools } from "./resolve-tools.js";
+import { seedDemoWorkspace } from "./seed-demo-workspace.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
 import { UsageError } from "./usage-error.js";
 
@@ -58,11 +58,7 @@ export async function createDemoWorkspace(): Promise<{ workspace: string; traceP
   await pruneDemoDirectories(tmpdir());
   const root = await mkdtemp(join(tmpdir(), DEMO_DIR_PREFIX));
   const workspace = join(root, "workspace");
-  for (const [relative, content] of Object.entries(DEMO_WORKSPACE_FILES)) {
-    const path = join(workspace, relative);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, content, { mode: relative.endsWith(".sh") ? 0o755 : 0o644 });
-  }
+  await seedDemoWorkspace(workspace);
   return { workspace, tracePath: join(root, "trace.jsonl") };
 }
 

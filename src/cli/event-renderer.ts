@@ -6,6 +6,11 @@ export interface EventRenderer {
   render(event: AgentEvent, t: number): void;
   /** Prints a message from the CLI itself (e.g. "aborting…"). */
   notice(text: string): void;
+  /**
+   * The human answered the approval question of `toolCallId` at `at` (ms since the epoch):
+   * its running time counts from then. Absent where nothing is drawn live.
+   */
+  approvalAnswered?(toolCallId: string, at: number): void;
   /** Stops timers and clears any status line. Idempotent. */
   close(): void;
 }

@@ -4,9 +4,12 @@ import type { ExitReason } from "../types.js";
 export const EXIT_CODES = {
   /** The run completed, terminated on a tool's request, or was stopped after a turn. */
   ok: 0,
-  /** The run ended with a model error, or the CLI failed unexpectedly. */
+  /**
+   * The run ended with a model error, or the command failed: a damaged session file, a
+   * `--setup` module that fails to load (one line), or a bug ("unexpected failure" and a stack).
+   */
   error: 1,
-  /** The command line was wrong (unknown option, missing prompt, no model). */
+  /** The command line was wrong (unknown option, missing prompt, no model), or needs an optional dependency that is not installed. */
   usage: 2,
   /** The run hit `--max-turns`. */
   maxTurns: 3,
@@ -21,6 +24,8 @@ export const EXIT_CODES = {
   invalidCalls: 6,
   /** The run was interrupted (Ctrl-C / SIGINT). 128 + SIGINT's number, as shells do. */
   aborted: 130,
+  /** Stdout's reader went away (`loopchart run … | head -2`): the run was stopped. 128 + SIGPIPE's number, as shells report a writer SIGPIPE killed. */
+  brokenPipe: 141,
 } as const;
 
 /** Maps a run's exit reason to the process exit code. */

@@ -24,14 +24,15 @@ Usage:
 
 Examples:
   loopchart demo
-  loopchart run --model scripted/demo --cwd "$(mktemp -d)" "Tidy up this workspace"
+  loopchart run --model scripted/demo --cwd "$(mktemp -d)" "Tidy up"   # a fixed script, any prompt
   OPENAI_API_KEY=sk-... loopchart run "Why does npm test fail?"
   loopchart run --model openai-compatible/llama3.2 --base-url http://127.0.0.1:11434/v1 "List the TODOs"
   loopchart replay run.jsonl
   loopchart run --session fix-tests "Why does npm test fail?"   then, after a crash: loopchart resume fix-tests
 
 Exit codes: 0 completed/terminated/stopped, 1 error, 2 usage, 3 max turns, 4 approval pending
-(no terminal to ask on; answer with loopchart approve|reject), 5 budget, 6 invalid calls, 130 aborted (Ctrl-C).
+(no terminal to ask on; answer with loopchart approve|reject), 5 budget, 6 invalid calls, 130 aborted (Ctrl-C),
+141 stdout closed (e.g. | head: the run is stopped).
 `;
 
 /** `loopchart run --help`. */
@@ -45,7 +46,8 @@ Options:
   -m, --model <provider>/<id>  The model. Providers:
                                  scripted/demo, scripted/<path.json>  offline scripted model: plays
                                                      a fixed script whatever the prompt
-                                                     (format: docs/SCRIPTED_MODEL.md)
+                                                     (format: docs/SCRIPTED_MODEL.md); demo
+                                                     writes its files into --cwd if missing
                                  openai/<id>         needs OPENAI_API_KEY
                                  anthropic/<id>      needs ANTHROPIC_API_KEY
                                  openai-compatible/<id>  needs --base-url or OPENAI_BASE_URL;
@@ -104,10 +106,11 @@ Environment: OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENAI_BASE_URL (openai, openai-
 ANTHROPIC_BASE_URL (anthropic), NO_COLOR (no colours).
 Ctrl-C aborts the run: running tools are killed, the trace is flushed, exit code 130.
 Exit codes: 0 completed/terminated/stopped, 1 error, 2 usage, 3 max turns, 4 approval pending
-(no terminal to ask on: the session waits for loopchart approve|reject), 5 budget, 6 invalid calls, 130 aborted.
+(no terminal to ask on: the session waits for loopchart approve|reject), 5 budget, 6 invalid calls, 130 aborted,
+141 stdout closed (e.g. | head -2: the run is aborted as by Ctrl-C).
 
 Examples:
-  loopchart run --model scripted/demo --cwd "$(mktemp -d)" "Tidy up this workspace"
+  loopchart run --model scripted/demo --cwd "$(mktemp -d)" "Tidy up"   # a fixed script, any prompt
   loopchart run --model openai/gpt-4.1-mini --all-tools --trace run.jsonl "Find dead code in src/"
   echo "Summarise README.md" | loopchart run --model anthropic/${DEFAULT_ANTHROPIC_MODEL} --tools read -
 `;

@@ -27,6 +27,12 @@ export interface HumanRendererOptions {
   color: boolean;
   /** Clock for live elapsed times. Default `Date.now`. */
   now?: () => number;
+  /** Turns the run started before these events (a restored session's run): the final line counts them too. */
+  turnsBefore?: number;
+  /** Turns of the session's earlier runs (`run --session` on a session with a transcript): the final line gives the session's total too. */
+  earlierSessionTurns?: number;
+  /** The arguments of a call that started before these events (a restored run's), for its ✓/✗ line. */
+  argsOfEarlierCall?: (toolCallId: string) => unknown;
 }
 
 interface RunningCall {
@@ -40,12 +46,15 @@ interface RunningCall {
  * The terminal view of a run: assistant text streams to `out`; each tool call shows on
  * `err` as it runs (name, argument summary, elapsed time — a spinner on a TTY) and ends
  * with ✓/✗ and a result summary; the run ends with one line of exit reason, turns,
- * tool calls, tokens and cost (when known).
+ * tool calls, tokens and cost (when known). While a call awaits approval the spinner
+ * stands still (the question stays visible); its time counts from `approvalAnswered`.
  */
-export function createHumanRenderer({ out, err, live, color, now = Date.now }: HumanRendererOptions): EventRenderer & { stats: RunStats } {
+export function createHumanRenderer({ out, err, live, color, now = Date.now, turnsBefore = 0, earlierSessionTurns = 0, argsOfEarlierCall }: HumanRendererOptions): EventRenderer & { stats: RunStats } {
   const style = createStyle(color);
-  const stats = emptyRunStats();
+  const stats = { ...emptyRunStats(), turns: turnsBefore };
   const running = new Map<string, RunningCall>();
+  // Calls whose approval question is open: no spinner redraws then (it would erase the question).
+  const awaiting = new Set<string>();
   const spinner = live && err.isTTY === true;
   let frame = 0;
   let statusShown = false;
@@ -61,7 +70,7 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now }: H
   };
 
   const drawStatus = () => {
-    if (!spinner || (running.size === 0 && waitingSince === undefined) || (outMidLine && out.isTTY)) return;
+    if (!spinner || (running.size === 0 && waitingSince === undefined) || awaiting.size > 0 || (outMidLine && out.isTTY)) return;
     const at = now();
     const parts = [...running.values()].map((call) => `${call.name} ${formatDuration(at - call.startedAt)} ${call.summary}`);
     if (waitingSince !== undefined) parts.unshift(`waiting for the model · ${formatDuration(at - waitingSince)}`);
@@ -87,8 +96,8 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now }: H
       return;
     }
     const at = now();
-    for (const call of running.values()) {
-      if (at - call.lastReportAt >= STILL_RUNNING_INTERVAL_MS) {
+    for (const [id, call] of running) {
+      if (!awaiting.has(id) && at - call.lastReportAt >= STILL_RUNNING_INTERVAL_MS) {
         call.lastReportAt = at;
         line(style.dim(`… ${call.name} ${call.summary} · still running · ${formatDuration(at - call.startedAt)}`));
       }
@@ -119,7 +128,8 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now }: H
   };
 
   const finalLine = (reason: ExitReason | undefined) => {
-    const parts = [reasonLabel(reason), plural(stats.turns, "turn")];
+    const sessionTurns = earlierSessionTurns > 0 ? ` (${formatCount(earlierSessionTurns + stats.turns)} in the session)` : "";
+    const parts = [reasonLabel(reason), `${plural(stats.turns, "turn")}${sessionTurns}`];
     const failed = stats.toolErrors > 0 ? ` (${formatCount(stats.toolErrors)} failed)` : "";
     parts.push(`${plural(stats.toolCalls, "tool call")}${failed}`);
     if (stats.totalTokens > 0) {
@@ -185,15 +195,19 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now }: H
       case "tool_execution_end": {
         const call = running.get(event.toolCallId);
         running.delete(event.toolCallId);
+        awaiting.delete(event.toolCallId);
         stopTimerIfIdle();
         const elapsed = call === undefined ? "" : ` · ${formatDuration(t - call.startedAt)}`;
-        const head = `${event.toolName} ${call?.summary ?? ""}`.trimEnd();
+        const earlierArgs = call === undefined ? argsOfEarlierCall?.(event.toolCallId) : undefined;
+        const summary = call?.summary ?? (earlierArgs === undefined ? "" : summarizeArgs(earlierArgs));
+        const head = `${event.toolName} ${summary}`.trimEnd();
         const result = summarizeResult(event.result as AgentToolResult<unknown>, SUMMARY_MAX_CHARS, event.isError);
         line(event.isError ? style.red(`✗ ${head}${elapsed} · ${result}`) : `${style.green("✓")} ${head}${style.dim(`${elapsed} · ${result}`)}`);
         return;
       }
       case "approval_requested":
         endText();
+        awaiting.add(event.toolCallId);
         line(style.yellow(`? ${event.toolName} ${summarizeArgs(event.args)} awaits approval (call ${event.toolCallId})`.replace(/ {2,}/g, " ")));
         return;
       case "warning":
@@ -203,6 +217,7 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now }: H
       case "agent_end":
         endText();
         running.clear();
+        awaiting.clear();
         stopTimerIfIdle();
         finalLine(event.exitReason);
         return;
@@ -215,9 +230,19 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now }: H
     stats,
     render,
     notice: (text: string) => line(style.yellow(text)),
+    approvalAnswered(toolCallId: string, at: number): void {
+      awaiting.delete(toolCallId);
+      const call = running.get(toolCallId);
+      if (call !== undefined) {
+        call.startedAt = at;
+        call.lastReportAt = at;
+      }
+      drawStatus();
+    },
     close(): void {
       running.clear();
       waitingSince = undefined;
+      awaiting.clear();
       stopTimerIfIdle();
       clearStatus();
     },

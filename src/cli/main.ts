@@ -1,11 +1,18 @@
 #!/usr/bin/env node
 /**
  * The `loopchart` executable: wires {@link runCli} to this process (streams, env,
- * Ctrl-C) and exits with its code once stdout and stderr are flushed.
+ * Ctrl-C, a closed stdout) and exits with its code once stdout and stderr are flushed.
  */
 import { runCli } from "./cli.js";
-import type { CliIo } from "./cli-io.js";
+import type { CliIo, InterruptReason } from "./cli-io.js";
+import { EXIT_CODES } from "./exit-codes.js";
 import { invokedAs } from "./invoked-as.js";
+
+// Stopping on a closed stdout (`loopchart run ... | head -2`): the interrupt handlers of the
+// command (a run aborts: running tools get the abort signal, the trace is flushed) are told
+// once; the process then exits 141 (128 + SIGPIPE), as a writer killed by SIGPIPE does.
+const interruptHandlers = new Set<(reason: InterruptReason) => void>();
+let brokenPipe = false;
 
 const io: CliIo = {
   stdout: process.stdout,
@@ -15,20 +22,30 @@ const io: CliIo = {
   cwd: process.cwd(),
   invokedAs: invokedAs({ script: process.argv[1], env: process.env, cwd: process.cwd() }),
   onInterrupt(handler) {
-    process.on("SIGINT", handler);
-    process.on("SIGTERM", handler);
+    const onSignal = () => handler("signal");
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    interruptHandlers.add(handler);
     return () => {
-      process.off("SIGINT", handler);
-      process.off("SIGTERM", handler);
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      interruptHandlers.delete(handler);
     };
   },
 };
 
-// A reader that went away (e.g. `loopchart run ... | head`) is not a failure of the run.
-// Any other write error (stdout redirected to a full disk: ENOSPC, EFBIG) is: say so, exit 1.
+// A reader that went away is not a failure of the run, but it ends it (see above); with
+// nothing to stop, the process exits at once. Any other write error (stdout redirected to
+// a full disk: ENOSPC, EFBIG) is a failure: say so, exit 1.
 for (const [name, stream] of [["stdout", process.stdout], ["stderr", process.stderr]] as const) {
   stream.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") process.exit(0);
+    if (error.code === "EPIPE") {
+      if (brokenPipe) return;
+      brokenPipe = true;
+      if (interruptHandlers.size === 0) process.exit(EXIT_CODES.brokenPipe);
+      for (const handler of [...interruptHandlers]) handler("brokenPipe");
+      return;
+    }
     if (name === "stdout") process.stderr.write(`loopchart: cannot write stdout: ${error.message}\n`, () => process.exit(1));
     else process.exit(1);
   });
@@ -37,4 +54,4 @@ for (const [name, stream] of [["stdout", process.stdout], ["stderr", process.std
 const code = await runCli(process.argv.slice(2), io);
 await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
 await new Promise<void>((resolve) => process.stderr.write("", () => resolve()));
-process.exit(code);
+process.exit(brokenPipe ? EXIT_CODES.brokenPipe : code);

@@ -3,23 +3,16 @@
  * follows the run's event stream and renders it as a local run renders, then exits with the
  * code of the run's exit reason.
  */
-import type { AgentEvent } from "../types.js";
 import type { CliIo } from "./cli-io.js";
 import { databaseUrl, splitMeta, withClient } from "./dbos-commands.js";
-import type { EventRenderer } from "./event-renderer.js";
-import { EXIT_CODES, exitCodeFor } from "./exit-codes.js";
-import { shouldColor } from "./format.js";
+import { EXIT_CODES } from "./exit-codes.js";
+import { followRemoteRun } from "./follow-remote-run.js";
 import { RUN_HELP } from "./help-text.js";
-import { createHumanRenderer } from "./human-renderer.js";
-import { createJsonRenderer } from "./json-renderer.js";
 import { parseOptions } from "./parse-options.js";
 import { readAll } from "./read-stdin.js";
-import { createRedactor } from "./redact.js";
-import { emptyRunStats, observeEvent } from "./run-stats.js";
 import { UsageError } from "./usage-error.js";
 import { DEFAULT_DBOS_QUEUE } from "../dbos/constants.js";
 import { enqueueRun } from "../dbos/enqueue-run.js";
-import { followRunEvents } from "../dbos/follow-run.js";
 import type { DbosRunInput } from "../dbos/index.js";
 
 /** The options `loopchart run` takes with `--remote`; the rest are the worker's (its `--setup`). */
@@ -66,51 +59,9 @@ export async function remoteRunCommand(args: readonly string[], io: CliIo): Prom
     ...(typeof values.system === "string" ? { systemPrompt: values.system } : {}),
     ...(Object.keys(meta).length > 0 ? { meta } : {}),
   };
-  const renderer: EventRenderer = values.json === true
-    ? createJsonRenderer({ out: io.stdout, err: io.stderr, redactor: createRedactor({ secrets: [], env: io.env }) })
-    : createHumanRenderer({ out: io.stdout, err: io.stderr, live: true, color: shouldColor(io.stderr.isTTY, io.env) });
-
   return withClient(url, async (client) => {
     const handle = await enqueueRun(client, input, { queueName, ...(typeof values.id === "string" ? { workflowID: values.id } : {}) });
-    const id = handle.workflowID;
-    io.stderr.write(`run ${id} queued on ${queueName}\n`);
-    let detach: () => void = () => {};
-    const detached = new Promise<"detached">((resolve) => (detach = () => resolve("detached")));
-    const removeInterrupt = io.onInterrupt(() => detach());
-    const stats = emptyRunStats();
-    const events = followRunEvents(client, id)[Symbol.asyncIterator]();
-    try {
-      for (;;) {
-        const next = await Promise.race([events.next(), detached]);
-        if (next === "detached") {
-          renderer.notice(`Stopped following; run ${id} goes on on its worker (loopchart sessions --database-url … lists it).`);
-          // The pending read is left behind; the client is destroyed below.
-          void events.return(undefined).catch(() => {});
-          return EXIT_CODES.aborted;
-        }
-        if (next.done === true) break;
-        const event: AgentEvent = next.value;
-        observeEvent(stats, event);
-        renderer.render(event, Date.now());
-        if (event.type === "approval_requested") {
-          renderer.notice(`${event.toolName} (${event.toolCallId}) waits for approval: ${io.invokedAs} approve --database-url … ${id} ${event.toolCallId}  (or reject … --reason "…")`);
-        }
-      }
-    } finally {
-      removeInterrupt();
-      renderer.close();
-    }
-    if (stats.exitReason !== undefined) return exitCodeFor(stats.exitReason);
-    const status = await handle.getStatus();
-    let failure = `the run ended (${status?.status ?? "unknown status"}) without an agent_end event`;
-    if (status?.status === "ERROR") {
-      try {
-        await handle.getResult();
-      } catch (error) {
-        failure = error instanceof Error ? error.message : String(error);
-      }
-    }
-    io.stderr.write(`loopchart: run ${id} failed: ${failure}\n`);
-    return EXIT_CODES.error;
+    io.stderr.write(`run ${handle.workflowID} queued on ${queueName}\n`);
+    return followRemoteRun({ client, handle, io, json: values.json === true });
   });
 }

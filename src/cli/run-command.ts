@@ -10,6 +10,7 @@ import type { AgentTool } from "../types.js";
 import { readAll } from "./read-stdin.js";
 import { resolveModel } from "./resolve-model.js";
 import { createTools, requireApproval } from "./resolve-tools.js";
+import { seedDemoWorkspace } from "./seed-demo-workspace.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
 import { UsageError } from "./usage-error.js";
 
@@ -29,7 +30,10 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   if (prompt === "") throw new UsageError("run: the prompt read from stdin is empty.");
   if (parsed.tracePath !== undefined) prepareOutputPath("--trace", parsed.tracePath);
   const resolved = await resolveModel({ spec: parsed.model, baseUrl: parsed.baseUrl, env: io.env, cwd: io.cwd });
-  if (resolved.provider === "scripted") io.stderr.write(`${scriptedModelNote(resolved.spec, io.invokedAs)}\n`);
+  if (resolved.provider === "scripted") {
+    const seeded = resolved.spec === "scripted/demo" ? await seedDemoWorkspace(parsed.cwd) : [];
+    io.stderr.write(`${scriptedModelNote(resolved.spec, io.invokedAs, seeded)}\n`);
+  }
   const tools = requireApproval(await createTools(parsed.tools, parsed.cwd), parsed.needsApproval);
   if (parsed.session === undefined) return finishRun(await startRun(parsed, args, io, prompt, resolved, tools), parsed, io);
   const { openCliStore, prepareRunSession, reportingSessionErrors } = await import("./session-commands.js");
@@ -106,12 +110,14 @@ function finishRun(outcome: SessionOutcome, parsed: RunArgs, io: CliIo): number 
 
 /**
  * What a scripted model does, printed before its run: it plays a fixed script whatever
- * the prompt says, and `scripted/demo` acts on the demo's files in `--cwd`.
+ * the prompt says, and `scripted/demo` acts on the demo's files in `--cwd` (`seeded`:
+ * the ones this run wrote there because they were missing).
  */
-export function scriptedModelNote(spec: string, invokedAs: string): string {
+export function scriptedModelNote(spec: string, invokedAs: string, seeded: readonly string[] = []): string {
   if (spec === "scripted/demo") {
+    const wrote = seeded.length === 0 ? "" : ` Wrote the demo's ${seeded.join(" and ")} into --cwd.`;
     return (
-      `Note: ${spec} plays a fixed script whatever the prompt says: it reads notes.txt, runs greet.sh and writes summary.md in --cwd. ` +
+      `Note: ${spec} plays a fixed script whatever the prompt says: it reads notes.txt, runs greet.sh, edits notes.txt and writes summary.md in --cwd.${wrote} ` +
       `Run it in a scratch directory (--cwd "$(mktemp -d)"), or try ${invokedAs} demo, which sets one up.`
     );
   }

@@ -19,6 +19,7 @@ import { TraceWriter } from "./trace-writer.js";
 import { createLiveSender } from "./live-sender.js";
 import { UsageError } from "./usage-error.js";
 import { STREAM_IDLE_TIMEOUT_MS } from "../actors/request-model.js";
+import { waitingCallFromTranscript } from "./waiting-call.js";
 
 /** After Ctrl-C, how long the run may take to wind down before the CLI exits anyway. */
 export const ABORT_GRACE_MS = 2000;
@@ -37,6 +38,10 @@ export interface DurableSessionOptions {
   decisions?: ApprovalDecision[];
   /** The `--store …` arguments to repeat in printed commands ("" for the default store). */
   storeArgs?: string;
+  /** With `restore`: the turns the run had started before (its snapshot's), so the final line counts the whole run. */
+  turnsSoFar?: number;
+  /** Turns of the session's earlier runs, so the final line also gives the session's total (as `loopchart sessions`). */
+  earlierTurns?: number;
 }
 
 /** Options of {@link runSession}. */
@@ -115,7 +120,15 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
   const live = options.inspectUrl === undefined ? undefined : createLiveSender(options.inspectUrl, redactor, (message) => io.stderr.write(`loopchart: ${message}\n`));
   const renderer: EventRenderer = options.json
     ? createJsonRenderer({ out: io.stdout, err: io.stderr, redactor })
-    : createHumanRenderer({ out: io.stdout, err: io.stderr, live: true, color: shouldColor(io.stderr.isTTY, io.env) });
+    : createHumanRenderer({
+        out: io.stdout,
+        err: io.stderr,
+        live: true,
+        color: shouldColor(io.stderr.isTTY, io.env),
+        ...(options.durable?.restore === true && options.durable.turnsSoFar !== undefined ? { turnsBefore: options.durable.turnsSoFar } : {}),
+        ...(options.durable?.earlierTurns ? { earlierSessionTurns: options.durable.earlierTurns } : {}),
+        ...(options.durable?.restore === true ? { argsOfEarlierCall: (id: string) => waitingCallFromTranscript(id, options.durable?.messages ?? []).args } : {}),
+      });
   const stats = emptyRunStats();
 
   const controller = new AbortController();
@@ -124,12 +137,14 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
     forceEnd = () => resolve("forced");
   });
   let graceTimer: ReturnType<typeof setTimeout> | undefined;
-  const removeInterrupt = io.onInterrupt(() => {
+  let brokenPipe = false;
+  const removeInterrupt = io.onInterrupt((reason) => {
+    if (reason === "brokenPipe") brokenPipe = true;
     if (controller.signal.aborted) {
       forceEnd();
       return;
     }
-    renderer.notice("Interrupted: aborting the run (Ctrl-C again to quit at once)…");
+    renderer.notice(reason === "brokenPipe" ? "Output closed (broken pipe): aborting the run…" : "Interrupted: aborting the run (Ctrl-C again to quit at once)…");
     controller.abort();
     graceTimer = setTimeout(forceEnd, ABORT_GRACE_MS);
   });
@@ -218,7 +233,7 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
     for (;;) {
       const next = await Promise.race([events.next(), forced, blocked]);
       if (typeof next === "object" && "blocked" in next) {
-        const waiting = next.blocked.map((id) => requests.get(id) ?? { toolCallId: id, toolName: "?", args: undefined });
+        const waiting = next.blocked.map((id) => requests.get(id) ?? waitingCallFromTranscript(id, options.durable?.messages ?? []));
         renderer.notice(pendingApprovalNote({ invokedAs: io.invokedAs, ...(options.durable ? { sessionId: options.durable.id } : {}), storeArgs: options.durable?.storeArgs ?? "", waiting }).trimEnd());
         exitCode = EXIT_CODES.approvalPending;
         pendingApproval = true;
@@ -241,7 +256,11 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
       if (event.type === "agent_end") ended = true;
       if (event.type === "approval_requested") {
         requests.set(event.toolCallId, { toolCallId: event.toolCallId, toolName: event.toolName, args: event.args });
-        if (interactive) actor?.send(await askApproval(io, event));
+        if (interactive) {
+          const decision = await askApproval(io, event);
+          renderer.approvalAnswered?.(event.toolCallId, Date.now());
+          actor?.send(decision);
+        }
         else if (!options.durable) markBlocked([event.toolCallId]);
       }
     }
@@ -258,6 +277,8 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
     exitCode = controller.signal.aborted ? EXIT_CODES.aborted : EXIT_CODES.error;
   } finally {
     if (deadline !== undefined) clearTimeout(deadline);
+    // Aborted because stdout's reader went away: the exit code says so (and the trace records it).
+    if (brokenPipe && exitCode === EXIT_CODES.aborted) exitCode = EXIT_CODES.brokenPipe;
     if (graceTimer !== undefined) clearTimeout(graceTimer);
     removeInterrupt();
     renderer.close();

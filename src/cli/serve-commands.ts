@@ -1,9 +1,10 @@
 /** `loopchart inspect` and `loopchart view`: serve the run viewer until interrupted. */
-import { parseArgs } from "node:util";
 import type { CliIo } from "./cli-io.js";
 import { EXIT_CODES } from "./exit-codes.js";
 import { TraceFormatError } from "./trace-format-error.js";
 import { openUrl } from "./open-url.js";
+import { parseOptions } from "./parse-options.js";
+import { INSPECT_HELP, VIEW_HELP } from "./serve-help-text.js";
 import { loadTrace } from "./trace-reader.js";
 import { UsageError } from "./usage-error.js";
 import { DEFAULT_VIEWER_HOST, startViewerServer, type ViewerServer, type ViewerServerOptions } from "./viewer-server.js";
@@ -53,8 +54,13 @@ function untilInterrupted(server: ViewerServer, io: CliIo): Promise<number> {
  * viewer. Both URLs printed carry the server's token, which every request needs.
  */
 export async function inspectCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({ args: [...args], options: { port: { type: "string" }, host: { type: "string" } }, strict: true });
-  const server = await listen("inspect", { port: portOf(values.port), host: values.host ?? DEFAULT_VIEWER_HOST }, io);
+  const { values, positionals } = parseOptions(args, { port: { type: "string" }, host: { type: "string" }, help: { type: "boolean", short: "h" } }, "loopchart inspect --help");
+  if (values.help === true) {
+    io.stdout.write(INSPECT_HELP);
+    return EXIT_CODES.ok;
+  }
+  if (positionals.length > 0) throw new UsageError(`loopchart inspect takes no arguments, got "${positionals.join(" ")}". Run "loopchart inspect --help".`);
+  const server = await listen("inspect", { port: portOf(typeof values.port === "string" ? values.port : undefined), host: typeof values.host === "string" ? values.host : DEFAULT_VIEWER_HOST }, io);
   if (!server) return EXIT_CODES.usage;
   io.stdout.write(`Viewer: ${server.url}\nSend runs to: ${server.inspectUrl} (createWebSocketInspector({ url }) or loopchart run --inspect ${server.inspectUrl})\n`);
   return untilInterrupted(server, io);
@@ -65,12 +71,15 @@ export async function inspectCommand(args: readonly string[], io: CliIo): Promis
  * opens it in the browser (not with `--no-open`). A bad trace: names file and line, exit 1.
  */
 export async function viewCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    options: { port: { type: "string" }, host: { type: "string" }, "no-open": { type: "boolean" } },
-    allowPositionals: true,
-    strict: true,
-  });
+  const { values, positionals } = parseOptions(
+    args,
+    { port: { type: "string" }, host: { type: "string" }, "no-open": { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    "loopchart view --help",
+  );
+  if (values.help === true) {
+    io.stdout.write(VIEW_HELP);
+    return EXIT_CODES.ok;
+  }
   if (positionals.length !== 1) throw new UsageError("loopchart view expects one trace file, e.g. loopchart view run.jsonl");
   const path = positionals[0] as string;
   let trace;
@@ -84,7 +93,7 @@ export async function viewCommand(args: readonly string[], io: CliIo): Promise<n
     io.stderr.write(`loopchart view: cannot read ${path}: ${(error as Error).message}\n`);
     return EXIT_CODES.error;
   }
-  const server = await listen("view", { port: portOf(values.port), host: values.host ?? DEFAULT_VIEWER_HOST }, io);
+  const server = await listen("view", { port: portOf(typeof values.port === "string" ? values.port : undefined), host: typeof values.host === "string" ? values.host : DEFAULT_VIEWER_HOST }, io);
   if (!server) return EXIT_CODES.usage;
   server.addRun(path, trace.records);
   io.stdout.write(`Viewer: ${server.url}\n`);

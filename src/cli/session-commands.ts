@@ -13,6 +13,7 @@ import { EXIT_CODES } from "./exit-codes.js";
 import { APPROVE_HELP, REJECT_HELP, RESUME_HELP, SESSIONS_HELP } from "./help-text.js";
 import type { ApprovalDecision } from "./approval-prompt.js";
 import { awaitingCalls, type PersistedLoop } from "../sessions/session-recorder.js";
+import { formatTable } from "./format-table.js";
 import { parseOptions } from "./parse-options.js";
 import { prepareOutputPath } from "./prepare-output-path.js";
 import { resolveModel } from "./resolve-model.js";
@@ -63,7 +64,15 @@ export async function prepareRunSession(
   if (stored && hasUnfinishedRun(stored.record)) {
     throw new UsageError(`Session "${id}" has an unfinished run (${stored.record.state}); continue it with ${io.invokedAs} resume ${id}${storeSpec === undefined ? "" : ` --store ${storeSpec}`}.`);
   }
-  return { store, id, restore: false, messages: stored ? sessionTranscript(stored) : [], meta: { ...meta }, storeArgs: storeSpec === undefined ? "" : ` --store ${storeSpec}` };
+  return {
+    store,
+    id,
+    restore: false,
+    messages: stored ? sessionTranscript(stored) : [],
+    meta: { ...meta },
+    storeArgs: storeSpec === undefined ? "" : ` --store ${storeSpec}`,
+    earlierTurns: stored?.record.turns ?? 0,
+  };
 }
 
 const RESUME_OPTIONS = {
@@ -114,6 +123,7 @@ async function continueStored(options: {
 }): Promise<number> {
   const { io, store, stored, id, values } = options;
   const meta = readCliMeta(stored.record.meta, id);
+  const runTurns = (stored.record.snapshot as { context?: { turn?: number } } | undefined)?.context?.turn ?? 0;
   const resolved = await resolveModel({ spec: meta.model, baseUrl: meta.baseUrl, env: io.env, cwd: io.cwd });
   const tools = requireApproval(await createTools(meta.tools, meta.cwd), meta.needsApproval ?? []);
   const tracePath = typeof values.trace === "string" ? resolve(io.cwd, values.trace) : undefined;
@@ -142,6 +152,8 @@ async function continueStored(options: {
       meta: { ...meta },
       storeArgs: typeof values.store === "string" ? ` --store ${values.store}` : "",
       ...(options.decisions ? { decisions: options.decisions } : {}),
+      turnsSoFar: runTurns,
+      earlierTurns: stored.record.turns - runTurns,
     },
   });
   return outcome.exitCode;
@@ -234,8 +246,7 @@ export async function sessionsCommand(args: readonly string[], io: CliIo): Promi
         return EXIT_CODES.ok;
       }
       const rows = [["ID", "STATE", "TURNS", "LAST ACTIVITY"], ...sessions.map((session) => [session.id, session.state, String(session.turns), session.updatedAt])];
-      const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-      for (const row of rows) io.stdout.write(`${row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join("  ")}\n`);
+      io.stdout.write(formatTable(rows));
       return EXIT_CODES.ok;
     });
   } finally {

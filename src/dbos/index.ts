@@ -5,6 +5,7 @@
 export { registerLoopWorkflow, type DbosLoop, type DbosLoopOptions, type DbosRunInput, type DbosRunOutput, type DbosRunSetup, type DbosStartParams } from "./loop-workflow.js";
 export { EVENTS_STREAM_KEY, type DbosStreamedEvent } from "./event-channel.js";
 export { enqueueRun, type EnqueueRunOptions } from "./enqueue-run.js";
+export { promptText } from "./prompt-text.js";
 export { followRunEvents, type DbosStreamReader } from "./follow-run.js";
 export {
   APPROVAL_REQUESTED_STEP,

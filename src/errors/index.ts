@@ -9,3 +9,4 @@ export { SessionFileError } from "./session-file-error.js";
 export { SessionVersionError } from "./session-version-error.js";
 export { SessionNotFoundError } from "./session-not-found-error.js";
 export { ApprovalError } from "./approval-error.js";
+export { MissingDependencyError } from "./missing-dependency-error.js";

@@ -5,6 +5,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
+import { MissingDependencyError } from "../errors/missing-dependency-error.js";
 import { SessionFileError } from "../errors/session-file-error.js";
 import { SessionVersionError } from "../errors/session-version-error.js";
 import type { AgentMessage } from "../types.js";
@@ -53,7 +54,11 @@ async function loadDriver(): Promise<Driver> {
     const module = (await import("better-sqlite3")) as unknown as { default: Driver };
     return module.default;
   } catch (error) {
-    throw new Error(`The SQLite session store needs the optional dependency better-sqlite3 12.x: npm install better-sqlite3@12 (${(error as Error).message})`);
+    throw new MissingDependencyError({
+      dependency: "better-sqlite3",
+      message: `The SQLite session store needs the optional dependency better-sqlite3 12.x: npm install better-sqlite3@12 (${(error as Error).message})`,
+      cause: error,
+    });
   }
 }
 

@@ -69,6 +69,36 @@ describe.skipIf(!hasPostgres())("loopchart run --remote against a real worker pr
     expect(events.filter((e) => e.type === "tool_execution_end")).toHaveLength(3);
   }, 60_000);
 
+  it("should show enqueue --follow as run --remote shows a run: for humans by default, JSON lines with --json", async () => {
+    const human = await runCli(["enqueue", "--follow", "--database-url", pg.url, "--id", "f1", "--meta", `counterDir=${dir}`, "--meta", "slowMs=1", "f1"]);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain("working on f1");
+    expect(human.stdout).not.toContain("{");
+    expect(human.stderr).toContain("run f1 queued on loopchart");
+    expect(human.stderr).toMatch(/✓ quick_read label="f1\/b"/);
+    expect(human.stderr).toMatch(/■ completed · 2 turns · 3 tool calls/);
+    const json = await runCli(["enqueue", "--follow", "--json", "--database-url", pg.url, "--meta", `counterDir=${dir}`, "--meta", "slowMs=1", "f2"]);
+    expect(json.code, json.stderr).toBe(0);
+    const events = json.stdout.trim().split("\n").map((line) => JSON.parse(line) as AgentEvent);
+    expect(events[0]?.type).toBe("agent_start");
+    expect(events.at(-1)).toMatchObject({ type: "agent_end", exitReason: "completed" });
+    const plain = await runCli(["enqueue", "--database-url", pg.url, "--json", "f3"]);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain("--json goes with --follow");
+  }, 60_000);
+
+  it("should list DBOS runs under a header, as the local sessions list does", async () => {
+    const listed = await runCli(["sessions", "--database-url", pg.url]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const lines = listed.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^ID\s+STATUS\s+EXECUTOR\s+QUEUE\s+CREATED$/);
+    expect(lines.slice(1).find((line) => line.startsWith("r1 "))).toMatch(/^r1\s+SUCCESS\s+remote-worker\s+loopchart\s+\d{4}-/);
+    const none = await runCli(["sessions", "--database-url", pg.url, "--status", "CANCELLED"]);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe("");
+    expect(none.stderr).toContain("No runs in this database with status CANCELLED.");
+  }, 60_000);
+
   it("should refuse local-only options with --remote, naming the worker's --setup", async () => {
     const result = await runCli(["run", "--remote", "--database-url", pg.url, "--model", "scripted/demo", "x"]);
     expect(result.code).toBe(2);

@@ -103,6 +103,21 @@ describe("the README's embedding examples, installed from the packed tarball", (
     }
   }, CHILD_TIMEOUT_MS);
 
+  it("should print the provider example's errorMessage and exit 1 when no server answers", async () => {
+    const gone = await startScriptedServer({ responses: [] });
+    await gone.close(); // nothing listens on its port now
+    const failed = await run(TSX, ["esm-provider.ts"], {
+      cwd: esm, timeout: CHILD_TIMEOUT_MS, env: cleanEnv({ OLLAMA_BASE_URL: `${gone.url}/v1` }),
+    }).then(
+      () => ({ code: 0, stdout: "", stderr: "" }),
+      (error: { code?: number; stdout?: string; stderr?: string }) => ({ code: error.code, stdout: error.stdout ?? "", stderr: error.stderr ?? "" }),
+    );
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toBe("\nerror\n");
+    expect(failed.stderr).toMatch(/^The run failed: .*Cannot reach .*127\.0\.0\.1/);
+    expect(failed.stderr).not.toContain("undefined");
+  }, CHILD_TIMEOUT_MS);
+
   it("should run the CommonJS example with plain node", async () => {
     const { stdout } = await run(process.execPath, ["cjs-scripted.js"], { cwd: cjs, timeout: CHILD_TIMEOUT_MS, env: cleanEnv() });
     expect(stdout).toBe("completed\nHello from CommonJS.\n");
