@@ -18,8 +18,8 @@
  *   calls prepare one after another and no tool starts before the last is
  *   prepared (preparation is synchronous, a tool starts a microtask later). With
  *   `beforeToolCall` (or after an abort) the calls prepare one at a time and all
- *   prepared calls are released together. The result messages are emitted when
- *   the last call settled, in source order.
+ *   prepared calls are released together. The loop emits the result messages
+ *   (its `appending` state, the backfill) once the batch is done, in source order.
  *
  * **Capped** (`caps`: a tool's `concurrency`, `maxParallelCalls`; the loop sets
  * them only when one binds): the calls prepare one at a time in source order and
@@ -47,8 +47,8 @@
  *
  * Each call reports to its batch once (`tool.settled`; `tool.prepared` only with
  * a handshake). The loop sees one event per batch: this machine's done event.
- * The batch of a response (not a slice) emits the result messages
- * (`message_start`/`message_end`). `run.abort` and `run.abandon` reach it from
+ * Only a sequential batch emits result messages (`message_start`/`message_end`),
+ * each as its call settles; the loop emits a parallel batch's. `run.abort` and `run.abandon` reach it from
  * the loop; after `run.abandon` it warns what it stops waiting on and cancels
  * every unsettled call. Plain data, changed only through `assign`.
  */
@@ -575,14 +575,6 @@ const toolBatchSetup = setup({
       enqueue.assign({ waiting: [] });
     }),
     warnAbandoned: emit(({ context }) => abandonWarning(context)),
-    /** The batch of a response emits its results' messages once all settled (parallel; sequential ones were emitted as they settled). */
-    emitResults: enqueueActions(({ context, enqueue }) => {
-      if (context.layout.slice || context.layout.mode === "sequential") return;
-      for (const message of resultsOf(context)) {
-        enqueue.emit({ type: "message_start", message });
-        enqueue.emit({ type: "message_end", message });
-      }
-    }),
   },
 });
 
@@ -788,7 +780,6 @@ const toolBatchDefinition = toolBatchSetup.createMachine({
     },
     done: {
       type: "final",
-      entry: "emitResults",
     },
   },
   output: ({ context }) => ({

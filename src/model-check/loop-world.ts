@@ -748,7 +748,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           // The run's model answers only the request of the current turn.
           // What the request declared is in the actor's input: the wrap-up request has no tools.
           const requestInput = (child as { options?: { input?: { withoutTools?: boolean } } }).options?.input;
-          if (state.loop.value === "requesting") events.push(...modelEvents(state, requestInput?.withoutTools === true));
+          if (state.loop.matches({ requesting: "awaitingResponse" })) events.push(...modelEvents(state, requestInput?.withoutTools === true));
         }
         else if (OWN_SOURCES.has(src)) continue;
         else events.push(...hookEvents(id, src));
