@@ -17,8 +17,7 @@
  * world turns these into the response the real `requestModel` actor would send, with
  * the same function (`finalResponse`).
  */
-import type { AnyActorRef, AnyMachineSnapshot } from "xstate";
-import { callSystemId } from "../../machines/events.js";
+import type { AnyMachineSnapshot } from "xstate";
 import type { AgentEvent, ToolCall } from "../types.js";
 import {
   createMonitor,
@@ -34,28 +33,14 @@ import { REQUEST_ABORTED_MESSAGE } from "../providers/assistant-stream.js";
 import { failedResponse } from "../messages.js";
 import { ABORTED_MESSAGE } from "../../machines/loop-context.js";
 import type { LoopWorld, LoopWorldMachines, LoopWorldOptions, LoopWorldState, SentEvent, WorldCall, WorldEvent } from "./loop-world-types.js";
-import { DEFAULT_HOOK_OUTCOMES, OWN_SOURCES, SETTLE_TEXT, STUB_MODEL, callEvents, hookEvents, marksInvalid, modelEvents, result } from "./world-answers.js";
+import { DEFAULT_HOOK_OUTCOMES, OWN_SOURCES, SETTLE_TEXT, STUB_MODEL, callEvents, hookEvents, marksInvalid, modelEvents, pendingOf, result, waitingOn } from "./world-answers.js";
 import type { ToolCallContext } from "../../machines/tool-call.machine.js";
 import { abstractBatch, abstractCall, defaultAbstractContext } from "./world-abstraction.js";
+import { registerStandInCall, standInsOf } from "./world-stand-ins.js";
 
 export type { HookOutcome, LoopWorld, LoopWorldMachines, LoopWorldOptions, LoopWorldState, SentEvent, WorldBatch, WorldCall, WorldEvent } from "./loop-world-types.js";
 export { SERIAL_TOOL, TOOL, baseLoopInput, sampleMessage, worldPrepareArguments } from "./world-answers.js";
 export { defaultAbstractContext } from "./world-abstraction.js";
-
-/** The stand-in call refs registered in one recorder's system (shared by every world built on it), and the calls they show. */
-interface StandIns {
-  refs: Map<string, AnyActorRef>;
-  live: WorldCall[];
-}
-const STAND_INS = new WeakMap<object, StandIns>();
-function standInsOf(system: object): StandIns {
-  let found = STAND_INS.get(system);
-  if (!found) {
-    found = { refs: new Map(), live: [] };
-    STAND_INS.set(system, found);
-  }
-  return found;
-}
 
 /** Cap on the events one world step may cascade into (a larger cascade is reported as a livelock). */
 export const MAX_CASCADE = 10_000;
@@ -94,13 +79,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
    * What the loop sends it is delivered to the call like any event for it.
    */
   const standIns = standInsOf(recorders.loop.system);
-  const registerStandIn = (id: string) => {
-    if (standIns.refs.has(id)) return;
-    const ref = { id, getSnapshot: () => standIns.live.find((call) => call.callId === id)?.snapshot } as unknown as AnyActorRef;
-    standIns.refs.set(id, ref);
-    // XState's own registration (what spawning with a system id does); the system has no public setter.
-    (recorders.loop.system as unknown as { _set(systemId: string, ref: AnyActorRef): void })._set(callSystemId(id), ref);
-  };
+  const registerStandIn = (id: string) => registerStandInCall(recorders.loop.system, standIns, id);
 
   /** Where a queued event goes: the loop, a batch (by key), or a call (by id). */
   type Delivery = { to: "loop" | { batch: string } | { call: string }; event: SentEvent };
@@ -322,20 +301,8 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
   const ABANDON: WorldEvent = { type: "abort grace period ends", send: { type: "run.abandon" }, abandons: true };
 
   /** What the loop and its calls still wait on, for the message of a run that never ends. */
-  const waitingOn = (state: LoopWorldState): string => {
-    const sources = (children: object) => Object.values(children as Record<string, { src?: unknown }>).flatMap((child) => (typeof child?.src === "string" ? [child.src] : []));
-    const all = [...sources(state.loop.children as object), ...state.batches.flatMap((batch) => sources(batch.snapshot.children as object)), ...state.calls.flatMap((call) => (call.snapshot.status === "active" ? sources(call.snapshot.children as object) : []))];
-    return [...new Set(all.filter((src) => src !== "toolCall" && src !== "toolBatch"))].join(", ") || "nothing the world can answer";
-  };
 
   /** The actor a call waits on (prepareCall, executeTool, afterToolCall) and its child id, if any. */
-  const pendingOf = (call: WorldCall): { id: string; src: string } | undefined => {
-    if (call.snapshot.status !== "active") return undefined;
-    for (const [id, child] of Object.entries(call.snapshot.children as Record<string, { src?: unknown }>)) {
-      if (typeof child?.src === "string") return { id, src: child.src };
-    }
-    return undefined;
-  };
 
   /**
    * Nothing pending ever settles again: the abort comes (if it has not), then its

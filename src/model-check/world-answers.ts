@@ -266,3 +266,19 @@ export function hookEvents(id: string, src: string, hookOutcomes: Record<string,
     { type: `${src} throws`, send: { type: `xstate.error.actor.${id}`, error: new Error(`${src} failed`) }, fact: { hookFailed: true } },
   ];
 }
+
+/** What the world could still answer in `state`: the sources of the pending actors (for the never-settles report). */
+export function waitingOn(state: LoopWorldState): string {
+  const sources = (children: object) => Object.values(children as Record<string, { src?: unknown }>).flatMap((child) => (typeof child?.src === "string" ? [child.src] : []));
+  const all = [...sources(state.loop.children as object), ...state.batches.flatMap((batch) => sources(batch.snapshot.children as object)), ...state.calls.flatMap((call) => (call.snapshot.status === "active" ? sources(call.snapshot.children as object) : []))];
+  return [...new Set(all.filter((src) => src !== "toolCall" && src !== "toolBatch"))].join(", ") || "nothing the world can answer";
+}
+
+/** The actor a call waits on, if any: its invoke id and source. */
+export function pendingOf(call: WorldCall): { id: string; src: string } | undefined {
+  if (call.snapshot.status !== "active") return undefined;
+  for (const [id, child] of Object.entries(call.snapshot.children as Record<string, { src?: unknown }>)) {
+    if (typeof child?.src === "string") return { id, src: child.src };
+  }
+  return undefined;
+}
