@@ -77,6 +77,8 @@ export const AWAITED_BY_INVOKE: Readonly<Record<string, string>> = {
   prepareRequest: "prepareRequest",
   finishTurn: "finishTurn",
   invalidCallHint: "the invalid-call hint",
+  // Its actor never throws (a failing stream is a failed response); if it did, `requesting` would end the turn as for a hook.
+  requestModel: "the model request",
 };
 
 /** What the invoke whose error or done event is `eventType` (`xstate.error.actor.<id>`) stands for. */
