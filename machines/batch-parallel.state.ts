@@ -12,8 +12,8 @@
  * microtask later). With `beforeToolCall` (or after an abort) the members prepare
  * one at a time ({@link preparingOneAtATime}) and all prepared members are released
  * together. A slice whose calls are prepared waits in `awaitingGo`, as a prepared
- * call does, for its parent's go. The batch of a response emits the result
- * messages when the last member settled, in source order.
+ * call does, for its parent's go. The loop's `appending` state emits the result
+ * messages once the batch is done, in source order.
  *
  * Declared once here for every step: a settled call's result is kept, and once
  * every member settled the batch is done. (`prepared` decides first, among its

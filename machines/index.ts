@@ -8,6 +8,9 @@ export {
   type AgentLoopInput,
   type AgentLoopOutput,
 } from "./agent-loop.machine.js";
+export { agentLoopSetup, type InvokeErrorEvent } from "./agent-loop.setup.js";
+export { requestingState } from "./requesting.state.js";
+export { betweenTurnsState } from "./between-turns.state.js";
 export { SINGLE_CALL_ID, singleCallMachine, type SingleCallContext } from "./single-call.machine.js";
 export {
   SLICE_SIZE,

@@ -184,6 +184,16 @@ export function appended(context: AgentLoopContext, added: AgentMessage[]): Pick
   return { messages: appendMessages(context.messages, added), newMessages: appendMessages(context.newMessages, added) };
 }
 
+/**
+ * Whether the loop emits the current batch's result messages (the backfill, in
+ * `appending`): a parallel batch, refused ones included, settles its calls in any
+ * order and its results are emitted together in source order; a sequential batch
+ * emitted each right after its call settled, as pi does.
+ */
+export function resultsAwaitBackfill(context: AgentLoopContext): boolean {
+  return context.refusal !== undefined || batchModeOf(toolCallsOf(context.assistant), context.settings.toolExecution, context.settings.sequentialTools) === "parallel";
+}
+
 /** Why the run ended. An abort wins: a run that saw `run.abort` ends `aborted`, whatever it was doing. */
 export function finalExitReason(context: AgentLoopContext): ExitReason {
   return context.aborted ? "aborted" : (context.exitReason ?? "completed");

@@ -207,13 +207,5 @@ export const toolBatchSetup = setup({
       enqueue.assign({ waiting: [] });
     }),
     warnAbandoned: emit(({ context }) => abandonWarning(context)),
-    /** The batch of a response emits its results' messages once all settled (parallel; sequential ones were emitted as they settled). */
-    emitResults: enqueueActions(({ context, enqueue }) => {
-      if (context.layout.slice || context.layout.mode === "sequential") return;
-      for (const message of resultsOf(context)) {
-        enqueue.emit({ type: "message_start", message });
-        enqueue.emit({ type: "message_end", message });
-      }
-    }),
   },
 });

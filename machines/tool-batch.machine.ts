@@ -12,8 +12,8 @@
  *   order; each result message is emitted as its call settles, as pi does.
  * - **parallel** (`batch-parallel.state.ts`): every member runs at once; with a
  *   handshake (`beforeToolCall`, or after an abort) they prepare one at a time
- *   and are released together. The result messages are emitted when the last
- *   member settled, in source order.
+ *   and are released together. The loop emits their result messages (its
+ *   `appending` state, the backfill) once the batch is done, in source order.
  * - **capped** (`batch-capped.state.ts`; `caps`: a tool's `concurrency`,
  *   `maxParallelCalls`, set by the loop only when one binds): the calls prepare
  *   one at a time and wait queued; the batch of the response releases, in source
@@ -21,8 +21,8 @@
  *   after an abort the queued calls are cancelled and never start. Its slices
  *   only relay. An uncapped batch never enters `capped` and has no caps, queue or
  *   released list in its context.
- * - **done** (final): the batch of a response emits its parallel results'
- *   messages (`message_start`/`message_end`); the output has every result.
+ * - **done** (final): the output has every result, in source order; the loop's
+ *   `appending` emits a parallel batch's result messages from it.
  *
  * Each region declares once what all its steps share (a settle recorded, its
  * done condition); the root declares what the whole batch shares wherever it
@@ -138,10 +138,7 @@ const toolBatchDefinition = toolBatchSetup.createMachine({
     sequential: sequentialState,
     parallel: parallelState,
     capped: cappedState,
-    done: {
-      type: "final",
-      entry: "emitResults",
-    },
+    done: { type: "final" },
   },
   output: ({ context }) => ({
     offset: context.layout.offset,

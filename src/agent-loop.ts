@@ -6,6 +6,7 @@
 import { createActor, type Actor, type AnyActorLogic, type InspectionEvent, type Observer, type Snapshot } from "xstate";
 import { agentLoopMachine, type AgentLoopOutput } from "../machines/agent-loop.machine.js";
 import { transcriptMessages } from "../machines/transcript.js";
+import { upgradeFlatChartSnapshot } from "./flat-chart-snapshot.js";
 import { createRequestModelActor } from "./actors/request-model.js";
 import { createAfterToolCallActor, createExecuteToolActor, createPrepareArgumentsAction, createPrepareCallActor } from "./actors/tool-call-actors.js";
 import { createTurnHookActors, sequentialToolNames } from "./actors/turn-hook-actors.js";
@@ -66,7 +67,9 @@ export interface CreateAgentLoopActorOptions {
    * Pass the same context (tools) and config the run had. The restored run
    * re-invokes exactly the work that was in flight: a run restored in
    * `requesting` requests again; calls restored in `executing` run their tools
-   * again; settled calls never run again. `prompts` are ignored.
+   * again; settled calls never run again. `prompts` are ignored. A snapshot the
+   * flat chart of earlier loopchart versions wrote is restored with its state
+   * mapped to the hierarchical chart's (`FLAT_STATE_PATHS`).
    */
   snapshot?: Snapshot<unknown>;
 }
@@ -198,7 +201,8 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
       // Every call is registered under `toolCall:<id>`, where approval decisions find it.
       registersCalls: true,
     },
-    ...(options.snapshot ? { snapshot: options.snapshot as never } : {}),
+    // A snapshot the flat chart wrote (loopchart before the hierarchical chart) restores with its state mapped.
+    ...(options.snapshot ? { snapshot: upgradeFlatChartSnapshot(options.snapshot) as never } : {}),
     ...(inspect ? { inspect } : {}),
   });
   // Bound before the actor starts: no actor of the run reads its services or emits before that.

@@ -357,7 +357,7 @@ export class Agent {
   awaitingApproval(): string[] {
     const actor = this.activeRun?.actor;
     const snapshot = actor?.getSnapshot();
-    if (!actor || !snapshot?.matches("toolBatch")) return [];
+    if (!actor || !snapshot?.matches("dispatching")) return [];
     // The batch's calls by id (as the batch makes them), wherever in the batch they live.
     return uniqueCallIds(toolCallsOf(snapshot.context.assistant)).filter((id) => awaitsApproval(this.callOf(actor, id)?.value));
   }

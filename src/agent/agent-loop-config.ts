@@ -3,35 +3,39 @@
  * when the run starts, and its queues behind the loop's polling hooks.
  */
 import { streamReasoning } from "../actors/request-model.js";
-import type { Agent } from "../agent.js";
-import type { AgentLoopConfig } from "../types.js";
+import type { AgentLoopConfig, ToolExecutionMode } from "../types.js";
+import type { AgentOptions, AgentThinkingBudgets, AgentTransport } from "./agent-options.js";
+import type { AgentState } from "./agent-state.js";
 import type { EventDelivery } from "./event-delivery.js";
 import type { MessageQueue } from "./message-queue.js";
 
-/** The agent fields a run reads (the public settings and the state). */
-export type AgentRunSettings = Pick<
-  Agent,
-  | "state"
-  | "convertToLlm"
-  | "transformContext"
-  | "getApiKey"
-  | "onPayload"
-  | "onResponse"
-  | "beforeToolCall"
-  | "afterToolCall"
-  | "shouldStopAfterTurn"
-  | "prepareNextTurn"
-  | "prepareNextTurnWithContext"
-  | "finishTurn"
-  | "prepareRequest"
-  | "sessionId"
-  | "thinkingBudgets"
-  | "transport"
-  | "maxRetryDelayMs"
-  | "toolExecution"
-  | "maxTurns"
-  | "inspect"
->;
+/**
+ * The agent fields a run reads (the public settings and the state). `Agent`
+ * satisfies it; declared here, not picked from `Agent`, so this module does not
+ * import `src/agent.ts` (which imports it).
+ */
+export interface AgentRunSettings {
+  readonly state: AgentState;
+  convertToLlm: AgentLoopConfig["convertToLlm"];
+  transformContext?: AgentLoopConfig["transformContext"];
+  getApiKey?: AgentLoopConfig["getApiKey"];
+  onPayload?: AgentOptions["onPayload"];
+  onResponse?: AgentOptions["onResponse"];
+  beforeToolCall?: AgentLoopConfig["beforeToolCall"];
+  afterToolCall?: AgentLoopConfig["afterToolCall"];
+  shouldStopAfterTurn?: AgentOptions["shouldStopAfterTurn"];
+  prepareNextTurn?: AgentOptions["prepareNextTurn"];
+  prepareNextTurnWithContext?: AgentOptions["prepareNextTurnWithContext"];
+  finishTurn?: AgentOptions["finishTurn"];
+  prepareRequest?: AgentOptions["prepareRequest"];
+  sessionId?: string;
+  thinkingBudgets?: AgentThinkingBudgets;
+  transport: AgentTransport;
+  maxRetryDelayMs?: number;
+  toolExecution: ToolExecutionMode;
+  maxTurns?: number;
+  inspect?: AgentOptions["inspect"];
+}
 
 /** What a run's config needs besides the settings. */
 export interface AgentRunWiring {

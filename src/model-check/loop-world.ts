@@ -17,10 +17,8 @@
  * world turns these into the response the real `requestModel` actor would send, with
  * the same function (`finalResponse`).
  */
-import { assign, type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, type AnyTransitionDefinition, type EventObject } from "xstate";
-import { callSystemId } from "../../machines/events.js";
-import { awaitsApproval, type ToolCallContext } from "../../machines/tool-call.machine.js";
-import type { AgentEvent, AgentMessage, AssistantMessage, Model, StopReason, ToolCall } from "../types.js";
+import type { AnyMachineSnapshot } from "xstate";
+import type { AgentEvent, ToolCall } from "../types.js";
 import {
   createMonitor,
   observeEmitted,
@@ -29,228 +27,20 @@ import {
   observeWorld,
   type ProtocolMonitor,
   type StepViolation,
-  type WorldFact,
 } from "./protocol-monitor.js";
-import { emittedEvent, sentEvent, spawnedChild, stoppedChild, type RecordedAction, type RecordedStep, type StepRecorder } from "./record-step.js";
-import { finalResponse } from "../providers/check-stream-event.js";
+import { emittedEvent, sentEvent, spawnedChild, stoppedChild, type RecordedAction, type RecordedStep } from "./record-step.js";
 import { REQUEST_ABORTED_MESSAGE } from "../providers/assistant-stream.js";
 import { failedResponse } from "../messages.js";
 import { ABORTED_MESSAGE } from "../../machines/loop-context.js";
+import type { LoopWorld, LoopWorldMachines, LoopWorldOptions, LoopWorldState, SentEvent, WorldCall, WorldEvent } from "./loop-world-types.js";
+import { DEFAULT_HOOK_OUTCOMES, OWN_SOURCES, SETTLE_TEXT, STUB_MODEL, callEvents, hookEvents, marksInvalid, modelEvents, pendingOf, result, waitingOn } from "./world-answers.js";
+import type { ToolCallContext } from "../../machines/tool-call.machine.js";
+import { abstractBatch, abstractCall, defaultAbstractContext } from "./world-abstraction.js";
+import { registerStandInCall, standInsOf } from "./world-stand-ins.js";
 
-/** One tool-call actor of the current batch: the real tool-call machine's snapshot, and the key of the batch that parents it. */
-export interface WorldCall {
-  /** Its actor id in its batch (`call@<source index>`). */
-  id: string;
-  /** The id the run knows it by (its tool call id, made unique in the batch): its system id is `toolCall:<callId>`. */
-  callId: string;
-  name: string;
-  index: number;
-  parent: string;
-  snapshot: AnyMachineSnapshot;
-}
-
-/**
- * The tool batch the loop invokes, or a slice of it: its key (`toolBatch`, then
- * `toolBatch/slice-0`, … for slices), its actor id in its parent, the parent's
- * key (null: the loop), and the real batch machine's snapshot.
- */
-export interface WorldBatch {
-  key: string;
-  id: string;
-  parent: string | null;
-  snapshot: AnyMachineSnapshot;
-}
-
-/** A state of the product of the loop, its tool batch (and slices), the batch's tool-call actors and the world. */
-export interface LoopWorldState {
-  status: "active" | "done" | "error";
-  output: undefined;
-  error: undefined;
-  loop: AnyMachineSnapshot;
-  batches: WorldBatch[];
-  calls: WorldCall[];
-  modelStarted: boolean;
-  /** The abort's grace period ran out: the loop's delayed `run.abandon` fired (it fires once). */
-  abandoned: boolean;
-  monitor: ProtocolMonitor;
-  /** Violations found on the step that produced this state. */
-  violations: StepViolation[];
-}
-
-/** One thing the world does; `type` is its readable label. */
-export interface WorldEvent extends EventObject {
-  /** The event delivered, to the loop or (with `call`) to a tool-call actor. */
-  send?: SentEvent;
-  /** Actor id of the tool-call actor that receives `send`. */
-  call?: string;
-  /** An event the world itself emits to the run's sink (a streamed response's `message_start`). */
-  emits?: AgentEvent;
-  modelStarted?: boolean;
-  fact?: WorldFact;
-  /** The grace period ends: `send` is the loop's delayed `run.abandon`. */
-  abandons?: true;
-  /** Nothing pending ever settles: the world aborts (if it has not), lets the grace period end (if it has not), and the run must then be done. */
-  hangs?: true;
-}
-
-/** An event for the loop, with its payload. */
-export type SentEvent = EventObject & Record<string, unknown>;
-
-/** A sample output of a hook actor. */
-export interface HookOutcome {
-  label: string;
-  output: unknown;
-  fact?: WorldFact;
-}
-
-/** Limits and samples of the world. */
-export interface LoopWorldOptions {
-  /** Largest batch of tool calls in one response. */
-  maxCalls: number;
-  /** Extra hook outcomes by actor source name (merged over the defaults). */
-  hookOutcomes?: Record<string, HookOutcome[]>;
-  /** Abstracts the loop's context for state identity; must drop growing data. */
-  abstractContext?: (context: unknown) => unknown;
-  /** Most children per batch machine (the batch's `fanOut`); lowered to explore slices at a small bound. */
-  batchFanOut?: number;
-  /** Preparation may ask for approval, and the user decides (see `ModelCheckConfiguration.approvals`). */
-  approvals?: boolean;
-}
-
-/** The machines of a world and how to record their steps. */
-export interface LoopWorldMachines {
-  /** The loop machine (stand-in actors provided). */
-  loop: AnyStateMachine;
-  /** The tool-call machine (stand-in actors provided). */
-  call: AnyStateMachine;
-  /** The tool-batch machine (stand-in children: the world plays its calls and slices). */
-  batch: AnyStateMachine;
-  recorders: { loop: StepRecorder; call: StepRecorder };
-  /** Receives the transitions every step took, by machine. */
-  onTransitions: (taken: AnyTransitionDefinition[], of: "loop" | "call" | "batch") => void;
-}
-
-/** Name of the tool that declares sequential execution in sample batches. */
-export const SERIAL_TOOL = "serialTool";
-/** Name of the tool of every other sample call. */
-export const TOOL = "tool";
-
-const STUB_MODEL: Model = {
-  id: "model-check",
-  name: "Model check stand-in",
-  api: "model-check",
-  provider: "model-check",
-  baseUrl: "",
-  reasoning: false,
-  input: ["text"],
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-  contextWindow: 1,
-  maxTokens: 1,
-};
-
-/** A user message the world uses for prompts, steering and follow-ups. */
-export const sampleMessage = (text: string): AgentMessage => ({ role: "user", content: text, timestamp: 0 });
-
-/** The base input every configuration starts from: one prompt, a stub model. */
-export function baseLoopInput() {
-  const prompt = sampleMessage("check the loop");
-  return { systemPrompt: "model check", messages: [prompt], prompts: [prompt], model: STUB_MODEL };
-}
-
-function response(stopReason: StopReason, calls: ToolCall[], text: boolean): AssistantMessage {
-  return {
-    role: "assistant",
-    content: [...(text ? [{ type: "text" as const, text: "…" }] : []), ...calls],
-    api: STUB_MODEL.api,
-    provider: STUB_MODEL.provider,
-    model: STUB_MODEL.id,
-    // One token per response, so a budget of n tokens is reached by the n-th response.
-    usage: { input: 0, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 1, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
-    stopReason,
-    ...(stopReason === "error" || stopReason === "aborted" ? { errorMessage: `response ${stopReason}` } : {}),
-    timestamp: 0,
-  };
-}
-
-const SETTLE_TEXT = {
-  ok: "done",
-  throws: "the tool threw",
-  invalid: "Tool tool: invalid arguments",
-  blocked: "Tool execution was blocked",
-} as const;
-
-/** Marks a sample call's raw arguments as failing preparation (unknown tool or invalid arguments). */
-const INVALID_FLAG = "modelCheckInvalid";
-
-/** Marks a sample call as one to a tool whose `needsApproval` is `true` (approval configurations). */
-const ASKS_FLAG = "modelCheckAsksApproval";
-
-/** Whether the world marked a call's raw arguments as failing preparation (unknown tool or invalid arguments). */
-const marksInvalid = (context: ToolCallContext): boolean => context.toolCall.arguments[INVALID_FLAG] === true;
-
-/**
- * The world's `prepareArguments` (a call's synchronous preparation without
- * `beforeToolCall`): arguments the world marked invalid settle at once with the
- * invalid-arguments result; the others are accepted as they are.
- */
-export const worldPrepareArguments = assign(({ context }: { context: ToolCallContext }): Partial<ToolCallContext> => {
-  if (marksInvalid(context)) return { settled: { result: { content: [{ type: "text", text: SETTLE_TEXT.invalid }], details: {} }, isError: true, rejected: "invalidArguments" } };
-  // A call to a tool whose needsApproval is `true` asks (unless its tool was approved for good).
-  const asks = context.toolCall.arguments[ASKS_FLAG] === true && context.preapproved !== true;
-  return asks ? { args: context.toolCall.arguments, approval: "asked" } : { args: context.toolCall.arguments };
-});
-
-const DEFAULT_HOOK_OUTCOMES: Record<string, HookOutcome[]> = {
-  pollSteering: [
-    { label: "no messages", output: [] },
-    { label: "1 message", output: [sampleMessage("steer")], fact: { pendingDelivered: true } },
-  ],
-  pollFollowUp: [
-    { label: "no messages", output: [] },
-    { label: "1 message", output: [sampleMessage("follow up")], fact: { pendingDelivered: true } },
-  ],
-  checkStopAfterTurn: [
-    { label: "false", output: false },
-    { label: "true", output: true, fact: { stopRequested: true } },
-  ],
-  prepareNextTurn: [
-    { label: "no change", output: undefined },
-    { label: "1 message", output: { append: [sampleMessage("prepared")] } },
-  ],
-  prepareRequest: [{ label: "no change", output: undefined }],
-  finishTurn: [
-    { label: "no decision", output: undefined },
-    { label: "end", output: "end", fact: { stopRequested: true } },
-    { label: "continue", output: "continue", fact: { continueRequested: true } },
-  ],
-  invalidCallHint: [{ label: "hint", output: sampleMessage("hint") }],
-};
-
-/** Actor sources the world plays itself rather than answering as a hook. */
-const OWN_SOURCES = new Set(["requestModel", "toolBatch", "toolCall"]);
-
-/** The world: initial state, events, and the step of the product. */
-export interface LoopWorld {
-  initial: LoopWorldState;
-  events(state: LoopWorldState): WorldEvent[];
-  next(state: LoopWorldState, event: WorldEvent): LoopWorldState;
-  serialize(state: LoopWorldState): string;
-}
-
-/** The stand-in call refs registered in one recorder's system (shared by every world built on it), and the calls they show. */
-interface StandIns {
-  refs: Map<string, AnyActorRef>;
-  live: WorldCall[];
-}
-const STAND_INS = new WeakMap<object, StandIns>();
-function standInsOf(system: object): StandIns {
-  let found = STAND_INS.get(system);
-  if (!found) {
-    found = { refs: new Map(), live: [] };
-    STAND_INS.set(system, found);
-  }
-  return found;
-}
+export type { HookOutcome, LoopWorld, LoopWorldMachines, LoopWorldOptions, LoopWorldState, SentEvent, WorldBatch, WorldCall, WorldEvent } from "./loop-world-types.js";
+export { SERIAL_TOOL, TOOL, baseLoopInput, sampleMessage, worldPrepareArguments } from "./world-answers.js";
+export { defaultAbstractContext } from "./world-abstraction.js";
 
 /** Cap on the events one world step may cascade into (a larger cascade is reported as a livelock). */
 export const MAX_CASCADE = 10_000;
@@ -289,13 +79,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
    * What the loop sends it is delivered to the call like any event for it.
    */
   const standIns = standInsOf(recorders.loop.system);
-  const registerStandIn = (id: string) => {
-    if (standIns.refs.has(id)) return;
-    const ref = { id, getSnapshot: () => standIns.live.find((call) => call.callId === id)?.snapshot } as unknown as AnyActorRef;
-    standIns.refs.set(id, ref);
-    // XState's own registration (what spawning with a system id does); the system has no public setter.
-    (recorders.loop.system as unknown as { _set(systemId: string, ref: AnyActorRef): void })._set(callSystemId(id), ref);
-  };
+  const registerStandIn = (id: string) => registerStandInCall(recorders.loop.system, standIns, id);
 
   /** Where a queued event goes: the loop, a batch (by key), or a call (by id). */
   type Delivery = { to: "loop" | { batch: string } | { call: string }; event: SentEvent };
@@ -517,20 +301,8 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
   const ABANDON: WorldEvent = { type: "abort grace period ends", send: { type: "run.abandon" }, abandons: true };
 
   /** What the loop and its calls still wait on, for the message of a run that never ends. */
-  const waitingOn = (state: LoopWorldState): string => {
-    const sources = (children: object) => Object.values(children as Record<string, { src?: unknown }>).flatMap((child) => (typeof child?.src === "string" ? [child.src] : []));
-    const all = [...sources(state.loop.children as object), ...state.batches.flatMap((batch) => sources(batch.snapshot.children as object)), ...state.calls.flatMap((call) => (call.snapshot.status === "active" ? sources(call.snapshot.children as object) : []))];
-    return [...new Set(all.filter((src) => src !== "toolCall" && src !== "toolBatch"))].join(", ") || "nothing the world can answer";
-  };
 
   /** The actor a call waits on (prepareCall, executeTool, afterToolCall) and its child id, if any. */
-  const pendingOf = (call: WorldCall): { id: string; src: string } | undefined => {
-    if (call.snapshot.status !== "active") return undefined;
-    for (const [id, child] of Object.entries(call.snapshot.children as Record<string, { src?: unknown }>)) {
-      if (typeof child?.src === "string") return { id, src: child.src };
-    }
-    return undefined;
-  };
 
   /**
    * Nothing pending ever settles again: the abort comes (if it has not), then its
@@ -581,162 +353,6 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
     return { ...at, violations: [stuck] };
   };
 
-  const modelEvents = (state: LoopWorldState, withoutTools: boolean): WorldEvent[] => {
-    const events: WorldEvent[] = [];
-    if (!state.modelStarted) {
-      // A streamed response: the requestModel actor emits message_start to the sink itself.
-      const partial = response("stop", [], false);
-      events.push({ type: "model streams (message_start)", emits: { type: "message_start", message: partial }, modelStarted: true });
-    }
-    const turn = state.monitor.turns;
-    const callsOf = (count: number, options: { serial?: boolean; invalid?: number; asks?: number } = {}): ToolCall[] =>
-      Array.from({ length: count }, (_, index) => ({
-        type: "toolCall",
-        id: `call-${turn}.${index + 1}`,
-        name: options.serial && index === 0 ? SERIAL_TOOL : TOOL,
-        arguments: {
-          n: index + 1,
-          ...(options.invalid === index + 1 ? { [INVALID_FLAG]: true } : {}),
-          ...(options.asks === index + 1 ? { [ASKS_FLAG]: true } : {}),
-        },
-      }));
-    const plural = (count: number) => `${count} call${count > 1 ? "s" : ""}`;
-    const done = (label: string, message: AssistantMessage): WorldEvent => ({
-      type: `model.done(${label})`,
-      send: { type: "model.done", message, started: state.modelStarted },
-      modelStarted: false,
-      fact: {
-        response: {
-          stopReason: message.stopReason,
-          calls: message.content.flatMap((block) => (block.type === "toolCall" ? [block.id] : [])),
-          withoutTools,
-        },
-      },
-    });
-    events.push(done("text", response("stop", [], true)));
-    for (let count = 1; count <= options.maxCalls; count++) {
-      events.push(done(plural(count), response("toolUse", callsOf(count), false)));
-    }
-    // One call that fails preparation (unknown tool or invalid arguments): first of a batch, and last of the largest.
-    events.push(done(`${plural(Math.min(2, options.maxCalls))}, call 1 invalid`, response("toolUse", callsOf(Math.min(2, options.maxCalls), { invalid: 1 }), false)));
-    if (options.maxCalls >= 2) {
-      events.push(done(`${plural(options.maxCalls)}, call ${options.maxCalls} invalid`, response("toolUse", callsOf(options.maxCalls, { invalid: options.maxCalls }), false)));
-    }
-    const serialCount = Math.min(2, options.maxCalls);
-    events.push(done(`${plural(serialCount)}, first to ${SERIAL_TOOL}`, response("toolUse", callsOf(serialCount, { serial: true }), false)));
-    for (let count = 1; count <= Math.min(2, options.maxCalls); count++) {
-      events.push(done(`length, ${plural(count)}`, response("length", callsOf(count), true)));
-    }
-    events.push(done("length, text only", response("length", [], true)));
-    // A call to a tool whose needsApproval is `true`: its synchronous preparation asks.
-    if (options.approvals) events.push(done(`${plural(Math.min(2, options.maxCalls))}, call 1 needs approval`, response("toolUse", callsOf(Math.min(2, options.maxCalls), { asks: 1 }), false)));
-    events.push(done("error", response("error", [], false)));
-    events.push(done("aborted", response("aborted", [], false)));
-    // Malformed final events, turned into the response the requestModel actor sends (finalResponse):
-    // an invalid done event after a streamed call (the turn fails, keeping what streamed; the call gets no result),
-    // an error event carrying an Error instance, and calls whose ids are missing or repeated (repaired, one result each).
-    const end = (value: unknown, eventType: "done" | "error", partial?: AssistantMessage) =>
-      finalResponse({ value, eventType, partial, model: STUB_MODEL, assignToolCallId: (index) => `call-${turn}.${index + 1}` });
-    const streamedCall = state.modelStarted ? response("toolUse", callsOf(1), true) : undefined;
-    events.push(done("invalid done event", end(undefined, "done", streamedCall)));
-    events.push(done("invalid error event", end(new Error("socket hang up"), "error")));
-    if (options.maxCalls >= 2) {
-      const [first, second] = callsOf(2);
-      const { id: _missing, ...withoutId } = first as ToolCall;
-      const raw = { ...response("toolUse", [], false), content: [withoutId, { ...second, id: (first as ToolCall).id }] };
-      events.push(done("2 calls, ids missing and repeated", end(raw, "done")));
-    }
-    return events;
-  };
-
-  const result = (textValue: string, terminate: boolean) => ({
-    content: [{ type: "text", text: textValue }],
-    details: {},
-    ...(terminate ? { terminate: true } : {}),
-  });
-
-  /** Answers of the actor a tool-call actor is waiting on, by the actor's source name. */
-  const callEvents = (call: WorldCall): WorldEvent[] => {
-    if (call.snapshot.status !== "active") return [];
-    const label = (text: string) => `call ${call.index + 1}: ${text}`;
-    const events: WorldEvent[] = [];
-    for (const [id, child] of Object.entries(call.snapshot.children as Record<string, { src?: unknown }>)) {
-      const src = typeof child?.src === "string" ? child.src : "";
-      const done = (text: string, output: unknown): WorldEvent => ({ type: label(text), call: call.id, send: { type: `xstate.done.actor.${id}`, output } });
-      const fail = (text: string): WorldEvent => ({ type: label(text), call: call.id, send: { type: `xstate.error.actor.${id}`, error: new Error(text) } });
-      if (src === "executeTool") {
-        // The tool runs in the call's executeTool actor; it never rejects (a throwing tool resolves to an error result).
-        events.push(
-          done("succeeds", { result: result(SETTLE_TEXT.ok, false), isError: false }),
-          done("throws", { result: result(SETTLE_TEXT.throws, false), isError: true }),
-          done("succeeds, terminate", { result: result(SETTLE_TEXT.ok, true), isError: false }),
-          fail("the execute actor fails"),
-        );
-        // A tool with a retry policy may throw an error it marks retryable.
-        if ((call.snapshot.context as ToolCallContext).policy?.retry) {
-          events.push(done("throws, retryable", { result: result(SETTLE_TEXT.throws, false), isError: true, retryable: true }));
-        }
-      } else if (src === "prepareCall") {
-        // Arguments the world marked invalid settle at once (what an unknown tool, invalid arguments
-        // or an abort before preparing all become); with beforeToolCall the hook may block or throw.
-        const context = call.snapshot.context as ToolCallContext;
-        if (marksInvalid(context)) {
-          events.push({
-            ...done("invalid", { settled: { result: result(SETTLE_TEXT.invalid, false), isError: true, rejected: "invalidArguments" } }),
-            fact: { invalidCall: true },
-          });
-        } else {
-          events.push(done("prepared", { args: context.toolCall.arguments }));
-          if (options.approvals) events.push(done("prepared, asks approval", { args: context.toolCall.arguments, approval: "ask" }));
-          if (context.hooks?.beforeToolCall) {
-            events.push(
-              done("blocked", { settled: { result: result(SETTLE_TEXT.blocked, false), isError: true } }),
-              done("blocked, terminate", { settled: { result: result(SETTLE_TEXT.blocked, true), isError: true } }),
-              fail("the prepare actor fails"),
-            );
-          }
-        }
-      } else if (src === "afterToolCall") {
-        const executed = (call.snapshot.context as { settled?: unknown }).settled;
-        events.push(
-          done("afterToolCall keeps", executed),
-          done("afterToolCall overrides, terminate", { result: result("overridden", true), isError: false }),
-          fail("afterToolCall throws"),
-        );
-      } else {
-        events.push(done(`${src || id} done`, undefined), fail(`${src || id} throws`));
-      }
-    }
-    // The call's delayed transitions (a tool's timeout, a retry's backoff): the timer may fire.
-    for (const node of (call.snapshot as { _nodes?: { after?: { eventType: string }[] }[] })._nodes ?? []) {
-      for (const delayed of node.after ?? []) {
-        events.push({ type: label(`timer ${delayed.eventType.split(".")[2] ?? delayed.eventType} fires`), call: call.id, send: { type: delayed.eventType } });
-      }
-    }
-    // A call waiting for a decision: the user answers through the loop, which finds the call by its system id.
-    if (awaitsApproval(call.snapshot.value)) {
-      const toolCallId = call.callId;
-      events.push(
-        { type: label("user approves"), send: { type: "tool.approve", toolCallId } },
-        { type: label("user approves always"), send: { type: "tool.approve", toolCallId, always: true } },
-        { type: label("user rejects"), send: { type: "tool.reject", toolCallId, reason: "no" } },
-      );
-    }
-    return events;
-  };
-
-  const hookEvents = (id: string, src: string): WorldEvent[] => {
-    const outcomes = hookOutcomes[src] ?? [{ label: "done", output: undefined }];
-    return [
-      ...outcomes.map((outcome): WorldEvent => ({
-        type: `${src} → ${outcome.label}`,
-        send: { type: `xstate.done.actor.${id}`, output: outcome.output },
-        ...(outcome.fact ? { fact: outcome.fact } : {}),
-      })),
-      { type: `${src} throws`, send: { type: `xstate.error.actor.${id}`, error: new Error(`${src} failed`) }, fact: { hookFailed: true } },
-    ];
-  };
-
   return {
     initial,
     events(state) {
@@ -748,12 +364,12 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           // The run's model answers only the request of the current turn.
           // What the request declared is in the actor's input: the wrap-up request has no tools.
           const requestInput = (child as { options?: { input?: { withoutTools?: boolean } } }).options?.input;
-          if (state.loop.value === "requesting") events.push(...modelEvents(state, requestInput?.withoutTools === true));
+          if (state.loop.matches({ requesting: "awaitingResponse" })) events.push(...modelEvents(state, requestInput?.withoutTools === true, options));
         }
         else if (OWN_SOURCES.has(src)) continue;
-        else events.push(...hookEvents(id, src));
+        else events.push(...hookEvents(id, src, hookOutcomes));
       }
-      for (const call of state.calls) events.push(...callEvents(call));
+      for (const call of state.calls) events.push(...callEvents(call, options));
       // Last, so that of two equally short counterexamples the one without an abort is reported.
       if (!state.monitor.aborted) events.push(ABORT);
       // After an abort, the grace period may run out (once) while the loop still waits on work that ignored it.
@@ -783,87 +399,5 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         state.violations.length,
       ]);
     },
-  };
-}
-
-/**
- * A tool-call actor's context without the call's payload: whether it has args, how
- * it settled, whether the world marked it invalid (else an invalid sample would be
- * the same state as a valid one, and never explored), and its retries.
- */
-function abstractCall(context: unknown): unknown {
-  const { settled, refusal, args, proceeds, approval, preapproved, attempt } = context as {
-    settled?: { isError?: boolean; result?: { terminate?: boolean } };
-    refusal?: string;
-    args?: unknown;
-    proceeds?: boolean;
-    approval?: string;
-    preapproved?: boolean;
-    attempt?: number;
-  };
-  return [
-    marksInvalid(context as ToolCallContext),
-    refusal !== undefined,
-    args !== undefined,
-    proceeds === true,
-    approval ?? null,
-    preapproved === true,
-    settled ? [settled.isError === true, settled.result?.terminate === true] : null,
-    marksInvalid(context as ToolCallContext),
-    attempt ?? 0,
-  ];
-}
-
-/** A tool batch's context without the calls' payload: its progress and how each member settled. */
-function abstractBatch(context: unknown): unknown {
-  const { started, waiting, queue, settled, aborted, allTerminate, slots, ordered } = context as {
-    started: number;
-    waiting: number[];
-    queue?: { queued: number[]; head: number; executing: Record<string, number> };
-    settled: number;
-    aborted: boolean;
-    allTerminate: boolean;
-    slots: ({ isError?: boolean }[] | null)[];
-    ordered: { length: number };
-  };
-  return [
-    started,
-    waiting,
-    settled,
-    aborted,
-    allTerminate,
-    slots.map((slot) => (slot === null ? null : slot.map(resultKind))),
-    ordered.length,
-    ...(queue !== undefined ? [queue.queued.slice(queue.head), queue.executing] : []),
-  ];
-}
-
-const resultKind = (result: { isError?: boolean } | null) => (result === null ? 0 : result.isError ? 1 : 2);
-
-/** The default abstraction of `AgentLoopContext`: drops the transcript, keeps counters and flags. */
-export function defaultAbstractContext(context: unknown): unknown {
-  const {
-    messages: _messages,
-    newMessages: _newMessages,
-    prompts: _prompts,
-    systemPrompt: _systemPrompt,
-    model: _model,
-    assistant,
-    pending,
-    toolResults,
-    refusal,
-    errorMessage,
-    ...rest
-  } = context as Record<string, unknown>;
-  const assistantMessage = assistant as AssistantMessage | undefined;
-  return {
-    ...rest,
-    assistant: assistantMessage
-      ? [assistantMessage.stopReason, assistantMessage.content.filter((block) => block.type === "toolCall").length]
-      : null,
-    pending: Array.isArray(pending) ? pending.length : pending,
-    toolResults: Array.isArray(toolResults) ? toolResults.length : toolResults,
-    errorMessage: errorMessage !== undefined,
-    refusal: refusal !== undefined,
   };
 }

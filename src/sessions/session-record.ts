@@ -5,7 +5,8 @@
 import { SessionFileError } from "../errors/session-file-error.js";
 import { SessionVersionError } from "../errors/session-version-error.js";
 import type { AgentMessage } from "../types.js";
-import { SESSION_FORMAT, SUPPORTED_SESSION_VERSIONS, type SessionRecord, type SessionState } from "./session-store.js";
+import { upgradeFlatChartSnapshot } from "../flat-chart-snapshot.js";
+import { SESSION_FORMAT, SESSION_FORMAT_VERSION, SUPPORTED_SESSION_VERSIONS, type SessionRecord, type SessionState } from "./session-store.js";
 
 const STATES: readonly SessionState[] = ["running", "awaiting approval", "done", "failed"];
 
@@ -24,7 +25,9 @@ export function parseStoredJson(text: string, where: { path: string; line?: numb
 /**
  * Checks a parsed record: the loopchart marker (else "not a loopchart session"), a
  * version this loopchart reads (else `SessionVersionError`), and the fields a store
- * and `Agent.resume` rely on. Returns it typed; never changes it.
+ * and `Agent.resume` rely on. Returns it typed; never changes it. A version-1
+ * record (written by the flat loop chart) comes back as a version-2 copy whose
+ * snapshot's state is mapped to the hierarchical chart's (`FLAT_STATE_PATHS`).
  */
 export function checkRecord(value: unknown, where: { path: string; line?: number }, id?: string): SessionRecord {
   if (!isObject(value) || value.format !== SESSION_FORMAT) {
@@ -44,7 +47,8 @@ export function checkRecord(value: unknown, where: { path: string; line?: number
   }
   if (value.snapshot !== undefined && !isObject(value.snapshot)) problems.push(`"snapshot" is not an object`);
   if (problems.length > 0) throw new SessionFileError({ ...where, problem: `not a readable session record: ${problems.join("; ")}` });
-  return value as unknown as SessionRecord;
+  const record = value as unknown as SessionRecord;
+  return record.version === 1 ? { ...record, version: SESSION_FORMAT_VERSION, snapshot: upgradeFlatChartSnapshot(record.snapshot) } : record;
 }
 
 /** Checks one message log entry: its index is `expected`, and it holds a message with a role. */

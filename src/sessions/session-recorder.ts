@@ -84,7 +84,7 @@ export function sessionStateOf(snapshot: PersistedLoop): SessionState {
 export function blockedOnApproval(snapshot: PersistedLoop): string[] | undefined {
   if (snapshot.status !== "active") return undefined;
   const value = snapshot.value;
-  if (value !== "toolBatch" && !(typeof value === "object" && value !== null && "toolBatch" in value)) return undefined;
+  if (value !== "dispatching") return undefined;
   const waiting: string[] = [];
   let busy = false;
   const visit = (children: ChildSnapshots) => {

@@ -6,10 +6,13 @@
  */
 import type { AgentMessage, ExitReason, Model, ThinkingLevel } from "../types.js";
 
-/** The session format this loopchart writes. */
-export const SESSION_FORMAT_VERSION = 1;
-/** Every session format version this loopchart reads. */
-export const SUPPORTED_SESSION_VERSIONS: readonly number[] = [1];
+/**
+ * The session format this loopchart writes: 2 since the loop chart became
+ * hierarchical (its snapshot's state paths changed).
+ */
+export const SESSION_FORMAT_VERSION = 2;
+/** Every session format version this loopchart reads: 1 (the flat chart's; its snapshot is mapped on reading) and 2. */
+export const SUPPORTED_SESSION_VERSIONS: readonly number[] = [1, 2];
 /** The marker every session record carries, so a foreign file is told apart from a corrupted one. */
 export const SESSION_FORMAT = "loopchart-session";
 

@@ -53,7 +53,7 @@ async function actorsOfBatch(count: number, mode: "parallel" | "sequential" = "p
   actor.send({ type: "model.done", message: assistant({ calls: calls(count) }), started: false });
   await waitFor(actor, (snapshot) => snapshot.context.turn === 2, { timeout: 60_000 });
   // Every call settled and the loop asked the model again, with no call left behind.
-  expect(actor.getSnapshot().value).toBe("requesting");
+  expect(actor.getSnapshot().value).toEqual({ requesting: "awaitingResponse" });
   expect(Object.keys(actor.getSnapshot().children)).toEqual(["requestModel"]);
   const results = actor.getSnapshot().context.toolResults;
   actor.stop();

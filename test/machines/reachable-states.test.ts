@@ -18,13 +18,13 @@ const response = (kind: "text" | "call" | "length" | "error"): AssistantMessage 
 /** What the world can do in a given snapshot: an abstract event alphabet. */
 function worldEvents(snapshot: Snapshot): AgentLoopEvent[] {
   const events: AgentLoopEvent[] = [{ type: "run.abort" }];
-  if (snapshot.matches("requesting")) {
+  if (snapshot.matches({ requesting: "awaitingResponse" })) {
     for (const kind of ["text", "call", "length", "error"] as const) {
       events.push({ type: "model.done", message: response(kind), started: false });
     }
   }
   const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as unknown as AgentLoopEvent;
-  if (snapshot.matches("toolBatch")) {
+  if (snapshot.matches("dispatching")) {
     // The batch machine's one event: its results, and whether they all terminate.
     const result = { role: "toolResult", toolCallId: "c", toolName: "t", content: [], details: {}, isError: false, timestamp: 0 };
     events.push(done("toolBatch", { offset: 0, results: [result], terminates: true }), done("toolBatch", { offset: 0, results: [result], terminates: false }));
@@ -70,14 +70,15 @@ describe("the loop machine's reachable states", () => {
       }
     }
     for (const name of [
-      "requesting",
-      "toolBatch",
+      "requesting.awaitingResponse",
+      "dispatching",
+      "appending",
       "done",
-      "pollingInitialSteering",
-      "checkingStop",
-      "pollingSteering",
-      "pollingFollowUp",
-      "preparingNextTurn",
+      "requesting.pollingInitialSteering",
+      "betweenTurns.checkingStop",
+      "betweenTurns.pollingSteering",
+      "betweenTurns.pollingFollowUp",
+      "betweenTurns.preparingNextTurn",
     ]) {
       expect(reached, name).toContain(name);
     }

@@ -23,13 +23,13 @@ const withBatch = (batch: typeof toolBatchMachine): FaultyMachine => agentLoopMa
 
 /**
  * The shipped `recordSettled` of a parallel batch (the faulty configurations
- * are parallel and unsliced), with a hook to drop a result and a record of
- * completion order.
+ * are parallel and unsliced), with a hook to drop a result and one to choose the
+ * slot a result goes in (shipped: the call's own).
  */
-const recordSettledWith = (keep: (params: SettledParams) => boolean) =>
-  enqueueActions((({ context, enqueue }: { context: ToolBatchContext & { completionOrder?: number[] }; enqueue: unknown }, params: SettledParams) => {
-    const member = params.index - context.layout.offset;
-    if (context.slots[member] !== null) return;
+const recordSettledWith = (keep: (params: SettledParams) => boolean, slotOf: (context: ToolBatchContext, member: number) => number = (_, member) => member) =>
+  enqueueActions((({ context, enqueue }: { context: ToolBatchContext; enqueue: unknown }, params: SettledParams) => {
+    const slot = slotOf(context, params.index - context.layout.offset);
+    if (context.slots[slot] !== null) return;
     const queue = enqueue as unknown as { assign: (value: unknown) => void };
     const slots = context.slots.slice();
     const message: ToolResultMessage = {
@@ -41,31 +41,17 @@ const recordSettledWith = (keep: (params: SettledParams) => boolean) =>
       isError: params.isError,
       timestamp: 0,
     };
-    slots[member] = keep(params) ? [message] : [];
+    slots[slot] = keep(params) ? [message] : [];
     queue.assign({
       slots,
       settled: context.settled + 1,
       allTerminate: context.allTerminate && params.result.terminate === true,
-      completionOrder: [...(context.completionOrder ?? []), member],
     });
   }) as never) as never;
 
-/** Appends results in the order the calls completed instead of in source order. */
+/** Puts each result in the slot of the order its call completed in, so results are emitted and appended in completion order instead of source order. */
 export const appendsInCompletionOrder: FaultyMachine = withBatch(
-  toolBatchMachine.provide({
-    actions: {
-      recordSettled: recordSettledWith(() => true),
-      emitResults: enqueueActions(({ context, enqueue }) => {
-        const order = (context as ToolBatchContext & { completionOrder?: number[] }).completionOrder ?? [];
-        for (const member of order) {
-          for (const message of context.slots[member] ?? []) {
-            enqueue.emit({ type: "message_start", message });
-            enqueue.emit({ type: "message_end", message });
-          }
-        }
-      }),
-    },
-  }),
+  toolBatchMachine.provide({ actions: { recordSettled: recordSettledWith(() => true, (context) => context.settled) } }),
 );
 
 /** Treats a length-truncated response with tool calls like any other: its calls execute. */

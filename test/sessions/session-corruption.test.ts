@@ -53,7 +53,7 @@ describe("a damaged JSONL session", () => {
     writeFileSync(files.record, JSON.stringify({ ...sampleRecord("s1"), version: 99 }));
     const error = await new JsonlSessionStore(files.dir).load("s1").catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SessionVersionError);
-    expect((error as Error).message).toContain(`${files.record}: session format version 99 is not one this loopchart reads (it reads 1)`);
+    expect((error as Error).message).toContain(`${files.record}: session format version 99 is not one this loopchart reads (it reads 1, 2)`);
   });
 
   it("should name the message log and the line of a corrupted entry", async () => {

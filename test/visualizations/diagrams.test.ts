@@ -24,7 +24,7 @@ describe("generated diagrams", () => {
     expect(lines.some((line) => line.trim().startsWith("%%"))).toBe(false);
     expect(edges).toBe(machineTransitions(loop).length);
     expect(lines).toContain("  agentLoop__any --> agentLoop__any: run.abort [notAborted]");
-    expect(lines).toContain("  agentLoop_requesting --> agentLoop_toolBatch: model.done [isLengthTruncated]");
+    expect(lines).toContain("  agentLoop_requesting_awaitingResponse --> agentLoop_dispatching: model.done [isLengthTruncated]");
   });
 
   for (const { name, machine } of DIAGRAMS) {

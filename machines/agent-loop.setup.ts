@@ -1,0 +1,357 @@
+/**
+ * What the loop chart is made of: its types, the actors it invokes, its guards,
+ * delays and actions, all referenced by name from the chart
+ * (`agent-loop.machine.ts` and the regions it composes, `requesting.state.ts` and
+ * `between-turns.state.ts`). The defaults here are stand-ins without I/O (so
+ * `xstate/graph` can traverse the machine); `src/actors/` provides the real ones
+ * with `machine.provide(...)`.
+ */
+import { assign, emit, enqueueActions, fromCallback, fromPromise, raise, sendTo, setup, type AnyActorRef } from "xstate";
+import type { AgentEvent, AgentMessage, AssistantMessage, ExitReason } from "../src/types.js";
+import {
+  callSystemId,
+  type AgentLoopEvent,
+  type ApprovalDecisionEvent,
+  type NextTurnUpdate,
+  type PrepareRequestInput,
+  type RequestModelInput,
+  type TurnDecision,
+  type TurnHookInput,
+} from "./events.js";
+import { awaitsApproval, type ToolCallContext } from "./tool-call.machine.js";
+import { toolBatchMachine, uniqueCallIds, type ToolBatchOutput } from "./tool-batch.machine.js";
+import { transcriptMessages, transcriptOf } from "./transcript.js";
+import {
+  plainInvalidCallHint,
+  reachedBudget,
+  spentAfter,
+  streakAfterBatch,
+  wrapUpMessage,
+  type InvalidCallHintInput,
+  type InvalidCallStreak,
+} from "./loop-policies.js";
+import {
+  ABORTED_MESSAGE,
+  appended,
+  failedResponse,
+  finalExitReason,
+  abandonWarning,
+  approvalWarning,
+  hookFailure,
+  turnFailed,
+  toolCallsOf,
+  withStreak,
+  withTools,
+  resultsAwaitBackfill,
+  type AgentLoopContext,
+  type AgentLoopInput,
+  type AgentLoopOutput,
+} from "./loop-context.js";
+
+/**
+ * How long an aborted run waits for the work it awaits — a tool, a hook, the model
+ * stream — to honour the signal, before it stops waiting: running calls get an
+ * "Operation aborted" result, a stalled stream an aborted response, and the run
+ * ends `aborted`. A late settle of abandoned work is ignored.
+ */
+export const ABORT_GRACE_MS = 2000;
+
+/**
+ * A failing invoked actor's error event, as the compound states that share one
+ * handler for every hook they invoke (`xstate.error.actor.*`) receive it.
+ */
+export type InvokeErrorEvent = { type: `xstate.error.actor.${string}`; error: unknown };
+
+/** The batch's output from the event `appending` is entered by: always the tool batch's done event (`dispatching` is its one way in). */
+export const batchOutputOf = (event: { type: string }): ToolBatchOutput => (event as { type: "xstate.done.actor.toolBatch"; output: ToolBatchOutput }).output;
+
+/**
+ * The outside work a waiting state's invoked actor stands for, by invoke id: what
+ * an abandonment warning and a failure's `errorMessage` name.
+ */
+export const AWAITED_BY_INVOKE: Readonly<Record<string, string>> = {
+  pollSteering: "getSteeringMessages",
+  pollFollowUp: "getFollowUpMessages",
+  checkStopAfterTurn: "shouldStopAfterTurn",
+  prepareNextTurn: "prepareNextTurn",
+  prepareRequest: "prepareRequest",
+  finishTurn: "finishTurn",
+  invalidCallHint: "the invalid-call hint",
+  // Its actor never throws (a failing stream is a failed response); if it did, `requesting` would end the turn as for a hook.
+  requestModel: "the model request",
+};
+
+/** What the invoke whose error or done event is `eventType` (`xstate.error.actor.<id>`) stands for. */
+export function awaitedOf(eventType: string): string {
+  const id = eventType.slice(eventType.lastIndexOf(".") + 1);
+  return AWAITED_BY_INVOKE[id] ?? id;
+}
+
+/** The `failTurn`/`exitWith` parameters of a failing invoked hook's error event. */
+export const hookFailureOf = (event: InvokeErrorEvent): { reason: ExitReason; errorMessage: string } => hookFailure(awaitedOf(event.type), event.error);
+
+/**
+ * What the loop waits on now, from its live children (the snapshot an action
+ * sees is the one before the step). Where the actor gives no snapshot (a pure
+ * exploration's stand-in `self`), "a hook".
+ */
+function awaitedNow(self: AnyActorRef): string {
+  const children = (self.getSnapshot() as { children?: Record<string, unknown> } | undefined)?.children ?? {};
+  const id = Object.keys(children).find((child) => child in AWAITED_BY_INVOKE);
+  return id !== undefined ? (AWAITED_BY_INVOKE[id] as string) : "a hook";
+}
+
+export const agentLoopSetup = setup({
+  types: {
+    context: {} as AgentLoopContext,
+    input: {} as AgentLoopInput,
+    events: {} as AgentLoopEvent | InvokeErrorEvent,
+    emitted: {} as AgentEvent,
+    output: {} as AgentLoopOutput,
+  },
+  actors: {
+    /**
+     * The model request of one turn, invoked by `requesting`: streams one response
+     * (its updates are emitted by this actor) and sends back one `model.done`.
+     * Stopping it (an abort, the run ending) stops waiting on the stream. Stand-in: never answers.
+     */
+    requestModel: fromCallback<AgentLoopEvent, RequestModelInput, AgentEvent>(() => undefined),
+    /** Polls `getSteeringMessages`. Stand-in: none. */
+    pollSteering: fromPromise<AgentMessage[]>(async () => []),
+    /** Polls `getFollowUpMessages`. Stand-in: none. */
+    pollFollowUp: fromPromise<AgentMessage[]>(async () => []),
+    /** Asks `shouldStopAfterTurn`. Stand-in: false. */
+    checkStopAfterTurn: fromPromise<boolean, TurnHookInput>(async () => false),
+    /** Asks `prepareNextTurn`. Stand-in: no change. */
+    prepareNextTurn: fromPromise<NextTurnUpdate | undefined, TurnHookInput>(async () => undefined),
+    /** The breaker's hint (`onInvalidCallLimit: "hint"`): a steering message about the failing call. Stand-in: names the error only. */
+    invalidCallHint: fromPromise<AgentMessage, InvalidCallHintInput>(async ({ input }) => plainInvalidCallHint(input)),
+    /** Asks `prepareRequest` (pi 1.x) before a request. Stand-in: no change. */
+    prepareRequest: fromPromise<NextTurnUpdate | undefined, PrepareRequestInput>(async () => undefined),
+    /** Asks `finishTurn` (pi 1.x) before `turn_end`. Stand-in: no decision. */
+    finishTurn: fromPromise<TurnDecision | undefined, TurnHookInput>(async () => undefined),
+    /** The tool batch of one response: runs its calls, finishes with their results in source order. */
+    toolBatch: toolBatchMachine,
+  },
+  delays: {
+    abortGrace: ({ context }) => context.settings.abortGraceMs,
+  },
+  guards: {
+    notAborted: ({ context }) => !context.aborted,
+    responseFailed: (_, response: AssistantMessage) => response.stopReason === "error" || response.stopReason === "aborted",
+    hasNoToolCalls: (_, response: AssistantMessage) => toolCallsOf(response).length === 0,
+    isLengthTruncated: (_, response: AssistantMessage) => response.stopReason === "length",
+    everyResultTerminates: ({ context }) => context.terminated,
+    hasPendingMessages: ({ context }) => context.pending.length > 0,
+    hasToolCalls: ({ context }) => toolCallsOf(context.assistant).length > 0,
+    isAborted: ({ context }) => context.aborted,
+    wasAbandoned: ({ context }) => context.abandoned === true,
+    reachedMaxTurns: ({ context }) => context.settings.maxTurns !== undefined && context.turn >= context.settings.maxTurns,
+    reachedInvalidCallLimit: ({ context }) =>
+      context.limits.invalidStreak !== undefined && context.settings.invalidCallLimit > 0 && context.limits.invalidStreak.count >= context.settings.invalidCallLimit,
+    hintsInvalidCall: ({ context }) => context.settings.onInvalidCallLimit === "hint" && context.limits.invalidStreak?.hinted === false,
+    reachedBudget: ({ context }) => reachedBudget(context.settings.budget, context.limits.spent),
+    wrapsUp: ({ context }) => context.settings.wrapUp !== undefined,
+    isWrapUpTurn: ({ context }) => context.limits.wrappingUp !== undefined,
+    pollsSteering: ({ context }) => context.settings.hooks.steering,
+    pollsFollowUp: ({ context }) => context.settings.hooks.followUp,
+    asksShouldStop: ({ context }) => context.settings.hooks.shouldStopAfterTurn,
+    preparesNextTurn: ({ context }) => context.settings.hooks.prepareNextTurn,
+    preparesRequest: ({ context }) => context.settings.hooks.prepareRequest,
+    /** The run has finishTurn and has not abandoned work after an abort (then it asks no further hook). */
+    asksFinishTurn: ({ context }) => context.settings.hooks.finishTurn && context.abandoned !== true,
+    /** A failed response, and the run asks finishTurn (which cannot save the turn). */
+    finishesFailedTurn: ({ context }, response: AssistantMessage) =>
+      context.settings.hooks.finishTurn && context.abandoned !== true && (response.stopReason === "error" || response.stopReason === "aborted"),
+    /** A response without tool calls, and the run asks finishTurn. */
+    finishesAnsweredTurn: ({ context }, response: AssistantMessage) =>
+      context.settings.hooks.finishTurn && context.abandoned !== true && toolCallsOf(response).length === 0,
+    turnFailed: ({ context }) => turnFailed(context),
+    decidedToEnd: ({ context }) => context.turnDecision === "end",
+    decidedToContinue: ({ context }) => context.turnDecision === "continue",
+    shouldStop: (_, stop: boolean) => stop,
+  },
+  actions: {
+    emitRunStart: enqueueActions(({ context, enqueue }) => {
+      enqueue.emit({ type: "agent_start" });
+      enqueue.emit({ type: "turn_start" });
+      for (const message of context.settings.prompts) {
+        enqueue.emit({ type: "message_start", message });
+        enqueue.emit({ type: "message_end", message });
+      }
+    }),
+    startTurn: enqueueActions(({ context, enqueue }) => {
+      enqueue.assign({ turn: context.turn + 1 });
+      enqueue.emit({ type: "turn_start" });
+    }),
+    injectPending: enqueueActions(({ context, enqueue }) => {
+      if (context.pending.length === 0) return;
+      for (const message of context.pending) {
+        enqueue.emit({ type: "message_start", message });
+        enqueue.emit({ type: "message_end", message });
+      }
+      enqueue.assign({ ...appended(context, context.pending), pending: [] });
+    }),
+    acceptResponse: enqueueActions(({ context, enqueue }, params: { message: AssistantMessage; started: boolean }) => {
+      if (!params.started) enqueue.emit({ type: "message_start", message: params.message });
+      enqueue.emit({ type: "message_end", message: params.message });
+      enqueue.assign({
+        ...appended(context, [params.message]),
+        assistant: params.message,
+        toolResults: [],
+        terminated: false,
+        refusal: undefined,
+        ...(context.settings.budget ? { limits: { ...context.limits, spent: spentAfter(context.limits.spent, params.message) } } : {}),
+        turnDecision: undefined,
+      });
+    }),
+    emitTurnEnd: emit(({ context }) => ({
+      type: "turn_end" as const,
+      message: context.assistant as AgentMessage,
+      toolResults: context.toolResults,
+    })),
+    /** The batch of this response refuses every call (length truncation, or a call the wrap-up request makes): nothing executes. */
+    refuseCalls: assign((_, params: { refusal: string }) => ({ refusal: params.refusal })),
+    /**
+     * The backfill (`appending`): emits the result messages of a parallel batch in
+     * source order (a sequential batch emitted each right after its call, as pi
+     * does), appends the results to the transcript, notes whether they all
+     * terminate, and counts the breaker's row: the same rejected call in a row (a
+     * refused batch, where nothing was validated, leaves the row as it was).
+     */
+    appendBatchResults: enqueueActions(({ context, enqueue }, output: ToolBatchOutput) => {
+      if (resultsAwaitBackfill(context)) {
+        for (const message of output.results) {
+          enqueue.emit({ type: "message_start", message });
+          enqueue.emit({ type: "message_end", message });
+        }
+      }
+      const rejected = output.rejected ?? [];
+      const counts = context.refusal === undefined && (rejected.length > 0 || context.limits.invalidStreak !== undefined);
+      const calls = toolCallsOf(context.assistant);
+      enqueue.assign({
+        ...appended(context, output.results),
+        toolResults: output.results,
+        terminated: output.terminates,
+        ...(counts ? { limits: withStreak(context.limits, streakAfterBatch(context.limits.invalidStreak, calls, output.results, rejected)) } : {}),
+      });
+    }),
+    /** A response without tool calls breaks the breaker's row. */
+    endInvalidStreak: assign(({ context }) => ({ limits: withStreak(context.limits, undefined) })),
+    /** Queues the breaker's hint as a steering message and remembers the model was told. */
+    queueInvalidCallHint: assign(({ context }, params: { message: AgentMessage }) => ({
+      pending: context.pending.concat([params.message]),
+      limits: withStreak(context.limits, { ...(context.limits.invalidStreak as InvalidCallStreak), hinted: true }),
+    })),
+    exitOnInvalidCalls: assign(({ context }) => {
+      const streak = context.limits.invalidStreak as InvalidCallStreak;
+      return {
+        exitReason: "invalidCalls" as ExitReason,
+        errorMessage: `the model sent the same failing call to ${streak.toolName} ${streak.count} times in a row: ${streak.error}`,
+      };
+    }),
+    /** The wrap-up request: its prompt is queued last, and the request declares no tools. */
+    startWrapUp: assign(({ context }, params: { reason: "maxTurns" | "budget" }) => ({
+      limits: { ...context.limits, wrappingUp: params.reason },
+      pending: context.pending.concat([wrapUpMessage((context.settings.wrapUp as { prompt: string }).prompt)]),
+    })),
+    exitAfterWrapUp: assign(({ context }) => ({ exitReason: (context.limits.wrappingUp ?? "maxTurns") as ExitReason })),
+    setPending: assign((_, params: { messages: AgentMessage[] }) => ({ pending: params.messages ?? [] })),
+    recordTurnDecision: assign((_, decision: TurnDecision | undefined) => ({ turnDecision: decision })),
+    applyNextTurnUpdate: assign(({ context }, update: NextTurnUpdate | undefined) => {
+      if (!update) return {};
+      return {
+        systemPrompt: update.systemPrompt ?? context.systemPrompt,
+        messages: update.messages ? transcriptOf(update.messages) : context.messages,
+        model: update.model ?? context.model,
+        thinkingLevel: update.thinkingLevel ?? context.thinkingLevel,
+        // A new tool list (it comes with its sequential tools) brings its own policies, or none.
+        settings: update.sequentialTools ? withTools(context.settings, update.sequentialTools, update.toolPolicies) : context.settings,
+        pending: update.append && update.append.length > 0 ? [...update.append, ...context.pending] : context.pending,
+      };
+    }),
+    markAborted: assign({ aborted: true }),
+    markAbandoned: assign({ abandoned: true }),
+    /** After the grace period, `run.abandon` stops the waiting on whatever ignored the abort. */
+    scheduleAbandon: raise({ type: "run.abandon" }, { id: "abandon", delay: "abortGrace" }),
+    /** Says what the run stops waiting on: `waitingOn` when given, else the hook it invoked (found among its children). */
+    warnAbandoned: enqueueActions(({ context, enqueue, self }, params: { waitingOn?: string } | undefined) => {
+      enqueue.emit(abandonWarning(context, params?.waitingOn ?? awaitedNow(self)));
+    }),
+    /** Tells the model request to give up on its stream: it answers with an aborted response. */
+    abandonRequest: sendTo("requestModel", { type: "run.abandon" }),
+    /**
+     * Passes `run.abort` / `run.abandon` on to the batch: it warns about and cancels
+     * its unsettled calls. A batch that already finished (its done event is on its
+     * way) is not told: XState would warn of an event sent to a stopped actor.
+     */
+    forwardToBatch: enqueueActions(({ enqueue, self }, params: { type: "run.abort" | "run.abandon" }) => {
+      const batch = (self.getSnapshot() as { children?: Record<string, AnyActorRef | undefined> } | undefined)?.children?.toolBatch;
+      if (batch !== undefined && batch.getSnapshot().status !== "active") return;
+      enqueue.sendTo("toolBatch", { type: params.type });
+    }),
+    /**
+     * Hands a decision to the call it names, found by its system id (whatever the
+     * batch structure). `always` also records the tool as approved for good and
+     * tells the batch's other calls of that tool. A call that is unknown or not
+     * waiting gets nothing: the loop emits a `warning` instead. After an abort an
+     * approval aborts the call instead of running it.
+     */
+    routeDecision: enqueueActions(({ context, enqueue, system }, decision: ApprovalDecisionEvent) => {
+      const call = system.get(callSystemId(decision.toolCallId)) as AnyActorRef | undefined;
+      const snapshot = call?.getSnapshot() as { value?: unknown; context?: ToolCallContext } | undefined;
+      if (!call || !snapshot?.context) {
+        enqueue.emit(approvalWarning(decision.toolCallId, "is not a call of the current tool batch"));
+        return;
+      }
+      if (!awaitsApproval(snapshot.value)) {
+        const { approval, settled } = snapshot.context;
+        const problem =
+          approval === "approved" ? "was already approved" : approval === "asked" && settled ? "was already rejected or aborted" : "is not awaiting approval";
+        enqueue.emit(approvalWarning(decision.toolCallId, problem));
+        return;
+      }
+      if (decision.type === "tool.reject") {
+        enqueue.sendTo(call, { type: "call.reject", ...(decision.reason !== undefined ? { reason: decision.reason } : {}) });
+        return;
+      }
+      if (context.aborted) {
+        enqueue.sendTo(call, { type: "call.abort", reason: ABORTED_MESSAGE });
+        return;
+      }
+      enqueue.sendTo(call, { type: "call.approve" });
+      const toolName = snapshot.context.toolCall.name;
+      if (decision.always !== true || context.approvedTools.includes(toolName)) return;
+      enqueue.assign({ approvedTools: [...context.approvedTools, toolName] });
+      // The batch's calls (by their ids as the batch makes them), wherever in the batch they live.
+      const calls = toolCallsOf(context.assistant);
+      uniqueCallIds(calls).forEach((id, index) => {
+        const sibling = calls[index]?.name === toolName && id !== decision.toolCallId ? system.get(callSystemId(id)) : undefined;
+        if (sibling) enqueue.sendTo(sibling as AnyActorRef, { type: "call.preapprove" });
+      });
+    }),
+    exitWith: assign((_, params: { reason: ExitReason; errorMessage?: string }) => ({
+      exitReason: params.reason,
+      ...(params.errorMessage !== undefined ? { errorMessage: params.errorMessage } : {}),
+    })),
+    exitFromResponse: assign(({ context }) => ({
+      exitReason: (context.assistant?.stopReason === "aborted" ? "aborted" : "error") as ExitReason,
+      ...(context.assistant?.errorMessage !== undefined ? { errorMessage: context.assistant.errorMessage } : {}),
+    })),
+    exitAfterPolling: assign(({ context }) => ({
+      exitReason: (context.terminated ? "terminated" : "completed") as ExitReason,
+    })),
+    failTurn: enqueueActions(({ context, enqueue }, params: { errorMessage: string }) => {
+      const message = failedResponse(context.model, params.errorMessage);
+      enqueue.emit({ type: "message_start", message });
+      enqueue.emit({ type: "message_end", message });
+      enqueue.assign({ ...appended(context, [message]), assistant: message, toolResults: [] });
+    }),
+    emitRunEnd: emit(({ context }) => ({
+      type: "agent_end" as const,
+      messages: transcriptMessages(context.newMessages),
+      exitReason: finalExitReason(context),
+      ...(context.errorMessage !== undefined ? { errorMessage: context.errorMessage } : {}),
+    })),
+  },
+});

@@ -1,0 +1,121 @@
+/**
+ * `requesting`: one turn's way to the model's response, a region of the loop chart
+ * (`agent-loop.machine.ts`).
+ *
+ *   starting ─┬─ pollsSteering ─▶ pollingInitialSteering ─┐      (first turn only)
+ *             └───────────────────────────────────────────┴▶ injectingPending
+ *   injectingPending ─┬─ preparesRequest ─▶ preparingRequest ─┐
+ *                     └───────────────────────────────────────┴▶ awaitingResponse
+ *   awaitingResponse ─ model.done ─▶ dispatching | betweenTurns (finishingTurn | endingTurn) | done
+ *
+ * A later turn enters at `injectingPending` (from `betweenTurns`). The turn has
+ * started (`turn_start` was emitted), so a hook that fails or is abandoned here
+ * ends it with a failed response before `turn_end`: that handling is declared
+ * once, on this region, for every hook it invokes. The model request itself is
+ * never abandoned from here: it is told to give up and answers with an aborted
+ * response.
+ */
+import { ABORTED_MESSAGE, LENGTH_TRUNCATION_MESSAGE, prepareRequestInput } from "./loop-context.js";
+import { WRAP_UP_REFUSAL_MESSAGE } from "./loop-policies.js";
+import type { RequestModelInput } from "./events.js";
+import { agentLoopSetup, hookFailureOf } from "./agent-loop.setup.js";
+
+/** What the run waits on while the model request is out (an abandonment warning names it). */
+const MODEL_REQUEST = "the model request (transformContext, convertToLlm, getApiKey or the stream)";
+
+export const requestingState = agentLoopSetup.createStateConfig({
+  initial: "starting",
+  on: {
+    "run.abandon": {
+      target: "#agentLoop.done",
+      actions: ["warnAbandoned", { type: "failTurn", params: { errorMessage: ABORTED_MESSAGE } }, "emitTurnEnd", { type: "exitWith", params: { reason: "aborted" } }],
+    },
+    "xstate.error.actor.*": {
+      target: "#agentLoop.done",
+      actions: [
+        { type: "failTurn", params: ({ event }) => hookFailureOf(event) },
+        "emitTurnEnd",
+        { type: "exitWith", params: ({ event }) => hookFailureOf(event) },
+      ],
+    },
+  },
+  states: {
+    starting: {
+      entry: "emitRunStart",
+      always: [{ guard: "pollsSteering", target: "pollingInitialSteering" }, { target: "injectingPending" }],
+    },
+    pollingInitialSteering: {
+      invoke: {
+        id: "pollSteering",
+        src: "pollSteering",
+        onDone: { target: "injectingPending", actions: { type: "setPending", params: ({ event }) => ({ messages: event.output }) } },
+      },
+    },
+    // Pending messages (steering, follow-up, prepareNextTurn's) join the transcript before each request.
+    injectingPending: {
+      entry: "injectPending",
+      always: [{ guard: "preparesRequest", target: "preparingRequest" }, { target: "awaitingResponse" }],
+    },
+    // pi 1.x: prepareRequest may replace the context, model and thinking level from this request on.
+    preparingRequest: {
+      invoke: {
+        id: "prepareRequest",
+        src: "prepareRequest",
+        input: ({ context }) => prepareRequestInput(context),
+        onDone: { target: "awaitingResponse", actions: { type: "applyNextTurnUpdate", params: ({ event }) => event.output } },
+      },
+    },
+    awaitingResponse: {
+      invoke: {
+        id: "requestModel",
+        src: "requestModel",
+        input: ({ context }): RequestModelInput => ({
+          systemPrompt: context.systemPrompt,
+          messages: context.messages,
+          model: context.model,
+          thinkingLevel: context.thinkingLevel,
+          turn: context.turn,
+          ...(context.limits.wrappingUp !== undefined ? { withoutTools: true as const } : {}),
+        }),
+      },
+      on: {
+        "run.abandon": { actions: [{ type: "warnAbandoned", params: { waitingOn: MODEL_REQUEST } }, "abandonRequest", "markAbandoned"] },
+        // Every branch accepts the response first; the guards read it from the event.
+        "model.done": [
+          {
+            guard: { type: "finishesFailedTurn", params: ({ event }) => event.message },
+            target: "#agentLoop.betweenTurns.finishingTurn",
+            actions: { type: "acceptResponse", params: ({ event }) => event },
+          },
+          {
+            guard: { type: "responseFailed", params: ({ event }) => event.message },
+            target: "#agentLoop.done",
+            actions: [{ type: "acceptResponse", params: ({ event }) => event }, "emitTurnEnd", "exitFromResponse"],
+          },
+          {
+            guard: { type: "finishesAnsweredTurn", params: ({ event }) => event.message },
+            target: "#agentLoop.betweenTurns.finishingTurn",
+            actions: { type: "acceptResponse", params: ({ event }) => event },
+          },
+          {
+            guard: { type: "hasNoToolCalls", params: ({ event }) => event.message },
+            target: "#agentLoop.betweenTurns.endingTurn",
+            actions: [{ type: "acceptResponse", params: ({ event }) => event }, "endInvalidStreak"],
+          },
+          {
+            guard: { type: "isLengthTruncated", params: ({ event }) => event.message },
+            target: "#agentLoop.dispatching",
+            actions: [{ type: "acceptResponse", params: ({ event }) => event }, { type: "refuseCalls", params: { refusal: LENGTH_TRUNCATION_MESSAGE } }],
+          },
+          // The wrap-up request offered no tools: a call it makes anyway is refused, not run.
+          {
+            guard: "isWrapUpTurn",
+            target: "#agentLoop.dispatching",
+            actions: [{ type: "acceptResponse", params: ({ event }) => event }, { type: "refuseCalls", params: { refusal: WRAP_UP_REFUSAL_MESSAGE } }],
+          },
+          { target: "#agentLoop.dispatching", actions: { type: "acceptResponse", params: ({ event }) => event } },
+        ],
+      },
+    },
+  },
+});
