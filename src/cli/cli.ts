@@ -15,6 +15,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   run: async () => (await import("./run-command.js")).runCommand,
   demo: async () => (await import("./demo-command.js")).demoCommand,
   replay: async () => (await import("./replay-command.js")).replayCommand,
+  "check-trace": async () => (await import("./check-trace-command.js")).checkTraceCommand,
   inspect: async () => (await import("./serve-commands.js")).inspectCommand,
   view: async () => (await import("./serve-commands.js")).viewCommand,
   worker: async () => (await import("./dbos-commands.js")).workerCommand,

@@ -18,3 +18,14 @@ export {
   type ModelCheckReport,
   type ModelCheckViolation,
 } from "./types.js";
+export {
+  DEFAULT_TRACE_MACHINES,
+  formatTraceVerification,
+  parseTraceLines,
+  verifyTrace,
+  verifyTraceLines,
+  type TraceLine,
+  type TraceStepFailure,
+  type TraceVerification,
+  type VerifyTraceOptions,
+} from "./verify-trace.js";
