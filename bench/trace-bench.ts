@@ -44,7 +44,7 @@ const loadStart = performance.now();
 const trace = await loadTrace(file);
 const server = await startViewerServer();
 server.addRun(file, trace.records);
-const response = await fetch(`${server.url}api/runs/trace-1`);
+const response = await fetch(`${server.origin}/api/runs/trace-1?token=${server.token}`);
 const body = await response.text();
 console.log(`viewer server: ${trace.records.length} records loaded and served (${mb(body.length)} MB JSON) in ${seconds(performance.now() - loadStart)} s`);
 

@@ -36,7 +36,7 @@ import {
   type TurnDecision,
   type TurnHookInput,
 } from "./events.js";
-import type { ToolCallContext } from "./tool-call.machine.js";
+import { awaitsApproval, type ToolCallContext } from "./tool-call.machine.js";
 import { toolBatchMachine, uniqueCallIds, type ToolBatchOutput } from "./tool-batch.machine.js";
 import { transcriptMessages, transcriptOf } from "./transcript.js";
 import {
@@ -274,7 +274,7 @@ export const agentLoopMachine = setup({
         enqueue.emit(approvalWarning(decision.toolCallId, "is not a call of the current tool batch"));
         return;
       }
-      if (snapshot.value !== "awaitingApproval") {
+      if (!awaitsApproval(snapshot.value)) {
         const { approval, settled } = snapshot.context;
         const problem =
           approval === "approved" ? "was already approved" : approval === "asked" && settled ? "was already rejected or aborted" : "is not awaiting approval";

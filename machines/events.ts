@@ -115,7 +115,7 @@ export type BatchToToolCallEvent = { type: "call.execute" } | { type: "call.canc
 
 /**
  * What a call is told about approval: the user's decision for a call waiting in
- * `awaitingApproval` (`call.approve` / `call.reject`, from the loop), that its
+ * `preparing.awaitingApproval` (`call.approve` / `call.reject`, from the loop), that its
  * tool was approved for good meanwhile (`call.preapprove`, any step), or that the
  * run was aborted (`call.abort`, from its batch: a call waiting for a decision
  * settles aborted; any other step ignores it and honours the run's signal itself).

@@ -10,7 +10,7 @@ import { toolCallsOf } from "../machines/loop-context.js";
 import type { AnyActorRef } from "xstate";
 import { runIntoSink, type AgentLoopActor } from "./agent-loop.js";
 import { callSystemId } from "../machines/events.js";
-import type { ToolCallContext } from "../machines/tool-call.machine.js";
+import { awaitsApproval, type ToolCallContext } from "../machines/tool-call.machine.js";
 import { ApprovalError } from "./errors/approval-error.js";
 import { assertContinuable } from "./loop-input.js";
 import { streamByModelApi } from "./providers/stream-by-api.js";
@@ -359,7 +359,7 @@ export class Agent {
     const snapshot = actor?.getSnapshot();
     if (!actor || !snapshot?.matches("toolBatch")) return [];
     // The batch's calls by id (as the batch makes them), wherever in the batch they live.
-    return uniqueCallIds(toolCallsOf(snapshot.context.assistant)).filter((id) => this.callOf(actor, id)?.value === "awaitingApproval");
+    return uniqueCallIds(toolCallsOf(snapshot.context.assistant)).filter((id) => awaitsApproval(this.callOf(actor, id)?.value));
   }
 
   private callOf(actor: AgentLoopActor, toolCallId: string): { value: unknown; context: ToolCallContext } | undefined {
@@ -378,7 +378,7 @@ export class Agent {
     }
     const call = this.callOf(actor, toolCallId);
     if (!call) throw new ApprovalError(toolCallId, `Tool call ${id} is not a call of the current tool batch`);
-    if (call.value === "awaitingApproval") return { actor, toolName: call.context.toolCall.name };
+    if (awaitsApproval(call.value)) return { actor, toolName: call.context.toolCall.name };
     if (call.context.approval === "approved") throw new ApprovalError(toolCallId, `Tool call ${id} was already approved`);
     if (call.context.approval === "asked") throw new ApprovalError(toolCallId, `Tool call ${id} was already rejected or aborted`);
     throw new ApprovalError(toolCallId, `Tool call ${id} is not awaiting approval`);

@@ -62,6 +62,13 @@ export interface ToolCall {
   name: string;
   arguments: Record<string, unknown>;
   thoughtSignature?: string;
+  /**
+   * Set by loopchart when the arguments streamed for this call were not complete JSON (cut off,
+   * or invalid): the call is refused with an error result and never runs. `arguments` then
+   * holds only the best-effort repair the live preview showed. Says what was wrong and how the
+   * arguments ended (truncated).
+   */
+  argumentsError?: string;
 }
 
 /** Token and cost accounting of one model response. */

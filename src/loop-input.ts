@@ -17,7 +17,7 @@ export const TOOL_EXECUTION_MODES: readonly ToolExecutionMode[] = ["parallel", "
  * Checks the configuration and the tools; throws with a message that names the fix.
  *
  * Checked: `config` is an object with `model` and `convertToLlm`; `maxTurns`, when
- * given, is a positive integer; `abortGraceMs`, when given, is a number >= 0; `toolExecution`, when given, is one of
+ * given, is a positive integer; `abortGraceMs` and `streamIdleTimeoutMs`, when given, are numbers >= 0; `toolExecution`, when given, is one of
  * {@link TOOL_EXECUTION_MODES}; `approvedTools`, when given, is an array of strings; `context.messages` is an array of objects;
  * `context.tools`, when given, is an array of tools with unique, provider-accepted
  * names, an `execute` function, a boolean or function `needsApproval` when given, and a valid object schema (see `assertToolParameters`).
@@ -97,6 +97,10 @@ function assertConfig(config: AgentLoopConfig): void {
   const abortGraceMs: unknown = config.abortGraceMs;
   if (abortGraceMs !== undefined && !(typeof abortGraceMs === "number" && Number.isFinite(abortGraceMs) && abortGraceMs >= 0)) {
     throw new LoopInputError(`config.abortGraceMs must be a finite number of milliseconds >= 0, got ${describeValue(abortGraceMs)}`);
+  }
+  const idle: unknown = config.streamIdleTimeoutMs;
+  if (idle !== undefined && !(typeof idle === "number" && Number.isFinite(idle) && idle >= 0)) {
+    throw new LoopInputError(`config.streamIdleTimeoutMs must be a finite number of milliseconds >= 0 (0 waits for ever), got ${describeValue(idle)}`);
   }
   const approvedTools: unknown = config.approvedTools;
   if (approvedTools !== undefined && !(Array.isArray(approvedTools) && approvedTools.every((name) => typeof name === "string"))) {

@@ -424,6 +424,14 @@ export interface AgentLoopConfig extends SimpleStreamOptions {
    */
   abortGraceMs?: number;
   /**
+   * loopchart: how long (ms) a model stream may deliver nothing — no event, before the first
+   * or between two — before the request ends as an error naming the provider, its URL and the
+   * wait. Unset or `0`: no limit (as pi). When set, the stream function gets a signal of the
+   * request's own (the run's abort reaches it), which the timeout aborts to end the HTTP request.
+   * The CLI sets `STREAM_IDLE_TIMEOUT_MS` (120 000) unless `--idle-timeout` says otherwise.
+   */
+  streamIdleTimeoutMs?: number;
+  /**
    * loopchart: names of tools approved for good before the run starts (an `Agent`
    * passes the tools approved with `always` earlier in its session). Calls of
    * these tools never wait for approval. Approvals with `always` during the run

@@ -15,7 +15,7 @@
 import { fromCallback } from "xstate";
 import type { AgentLoopEvent, ModelStreamEvent, RequestModelInput } from "../../machines/events.js";
 import { errorText } from "../../machines/tool-call.machine.js";
-import type { AgentEvent, AssistantMessage, Context, Message, SimpleStreamOptions, ThinkingLevel as AgentThinkingLevel } from "../types.js";
+import type { AgentEvent, AssistantMessage, Context, Message, Model, SimpleStreamOptions, ThinkingLevel as AgentThinkingLevel } from "../types.js";
 import type { RunServices, ServicesSource } from "../run-environment.js";
 import { failedResponse } from "../messages.js";
 import { passed } from "../checked.js";
@@ -23,6 +23,7 @@ import { transcriptMessages } from "../../machines/transcript.js";
 import { REQUEST_ABORTED_MESSAGE } from "../providers/assistant-stream.js";
 import { finalResponse, invalidEndResponse } from "../providers/check-stream-event.js";
 import { checkTransformedContext } from "../check-messages.js";
+import { createWholeArgumentsCheck } from "../providers/whole-arguments.js";
 
 const LLM_ROLES = new Set(["user", "assistant", "toolResult"]);
 
@@ -48,8 +49,33 @@ function checkLlmMessages(messages: unknown): Message[] {
   return messages as Message[];
 }
 
-async function openStream(services: RunServices, input: RequestModelInput) {
-  const { config, signal } = services;
+/** The CLI's default `streamIdleTimeoutMs`: two minutes without a stream event end the request. */
+export const STREAM_IDLE_TIMEOUT_MS = 120_000;
+
+/** `1.5 s`, `500 ms`: a wait as the idle error states it. */
+function formatWait(ms: number): string {
+  return ms >= 1000 ? `${Number((ms / 1000).toFixed(1))} s` : `${ms} ms`;
+}
+
+/** The error of a request whose stream delivered nothing for `ms`: names the provider, its URL and the wait. */
+export function streamIdleMessage(model: Pick<Model, "provider" | "baseUrl" | "id">, ms: number): string {
+  const where = model.baseUrl ? ` at ${model.baseUrl}` : "";
+  return `${model.provider}${where} (model ${model.id}) sent nothing for ${formatWait(ms)}: the response stream stalled, so the request was ended (streamIdleTimeoutMs ${ms}; CLI --idle-timeout)`;
+}
+
+/** A controller for one request: aborted by the run's signal, or by the request itself (idle timeout). */
+function requestController(runSignal: AbortSignal | undefined): { controller: AbortController; release: () => void } {
+  const controller = new AbortController();
+  if (!runSignal) return { controller, release: () => undefined };
+  if (runSignal.aborted) controller.abort(runSignal.reason);
+  const forward = () => controller.abort(runSignal.reason);
+  runSignal.addEventListener("abort", forward, { once: true });
+  return { controller, release: () => runSignal.removeEventListener("abort", forward) };
+}
+
+async function openStream(services: RunServices, input: RequestModelInput, requestSignal: AbortSignal | undefined, beforeRequest: () => void) {
+  const { config } = services;
+  const signal = services.signal;
   const messages = transcriptMessages(input.messages);
   const transformed = config.transformContext ? checkTransformedContext(await config.transformContext(messages, signal)) : passed(messages);
   if (!transformed.ok) throw new TypeError(transformed.error);
@@ -61,12 +87,13 @@ async function openStream(services: RunServices, input: RequestModelInput) {
   const options: SimpleStreamOptions = {
     ...config,
     apiKey,
-    signal,
+    signal: requestSignal,
     reasoning: streamReasoning(input.thinkingLevel),
     thinkingLevel: input.thinkingLevel,
   };
   // An abort that came first (even before the run started) means no request at all.
   if (signal?.aborted === true) throw new Error(REQUEST_ABORTED_MESSAGE);
+  beforeRequest();
   return services.streamFn(input.model, context, options);
 }
 
@@ -93,10 +120,29 @@ export function createRequestModelActor(servicesOf: ServicesSource) {
     const services = servicesOf(system);
     let finished = false;
     let started = false;
+    // No silent stall: a stream that delivers nothing for streamIdleTimeoutMs ends the request as an error.
+    const idleMs = services.config.streamIdleTimeoutMs ?? 0;
+    const request = idleMs > 0 ? requestController(services.signal) : undefined;
+    let idleTimer: ReturnType<typeof setTimeout> | undefined;
+    const stopIdle = () => {
+      if (idleTimer !== undefined) clearTimeout(idleTimer);
+      idleTimer = undefined;
+      request?.release();
+    };
     const finish = (message: AssistantMessage) => {
       if (finished) return;
       finished = true;
+      stopIdle();
       sendBack({ type: "model.done", message, started } satisfies ModelStreamEvent);
+    };
+    const rearmIdle = () => {
+      if (!request || finished) return;
+      if (idleTimer !== undefined) clearTimeout(idleTimer);
+      idleTimer = setTimeout(() => {
+        const errorMessage = streamIdleMessage(input.model, idleMs);
+        finish(invalidEndResponse({ partial, errorMessage, model: input.model }));
+        request.controller.abort(new Error(errorMessage));
+      }, idleMs);
     };
     const fail = (error: unknown) => {
       const aborted = services.signal?.aborted === true;
@@ -104,15 +150,19 @@ export function createRequestModelActor(servicesOf: ServicesSource) {
     };
     let partial: AssistantMessage | undefined;
     // The final event's message, checked (tool-call ids repaired); an invalid one ends the turn as an error keeping what streamed.
+    // Calls whose streamed arguments are not complete JSON are marked here and refused on the tool path.
+    const wholeArguments = createWholeArgumentsCheck();
     const end = (value: unknown, eventType: "done" | "error") =>
-      finish(finalResponse({ value, eventType, partial, model: input.model, assignToolCallId: (index) => `call_${input.turn}_${index + 1}` }));
+      finish(wholeArguments.mark(finalResponse({ value, eventType, partial, model: input.model, assignToolCallId: (index) => `call_${input.turn}_${index + 1}` })));
     const run = async () => {
-      const stream = await openStream(services, input);
+      const stream = await openStream(services, input, request ? request.controller.signal : services.signal, rearmIdle);
       for await (const event of stream) {
         if (finished) return;
+        rearmIdle();
         if (event.type === "done") return end(event.message, "done");
         if (event.type === "error") return end(event.error, "error");
         if (typeof event.partial === "object" && event.partial !== null) partial = event.partial;
+        wholeArguments.observe(event);
         if (event.type === "start") {
           started = true;
           emit({ type: "message_start", message: { ...event.partial } });
@@ -136,6 +186,7 @@ export function createRequestModelActor(servicesOf: ServicesSource) {
     });
     return () => {
       finished = true;
+      stopIdle();
     };
   });
 }

@@ -30,11 +30,18 @@ export { BLOCKED_MESSAGE, REJECTED_MESSAGE } from "../../machines/tool-call.mach
 const failed = (text: string): SettledToolCall => ({ result: errorResult(text), isError: true });
 
 
-/** Lookup, `prepareArguments` and validation with coercion, or the immediate error result. */
+/** The error result of a call whose arguments did not arrive as complete JSON: what the model can do about it. */
+function cutArgumentsText(toolCall: ToolCall): string {
+  return `Tool ${toolCall.name} was not run: ${toolCall.argumentsError ?? "its arguments are not complete JSON"}. Call ${toolCall.name} again with its complete arguments as one valid JSON object (if they are long, split the work into smaller calls).`;
+}
+
+/** Lookup, a refusal of cut arguments, `prepareArguments` and validation with coercion, or the immediate error result. */
 function prepareArguments(services: RunServices, toolCall: ToolCall): PreparedCall {
   if (services.signal?.aborted) return { settled: failed(ABORTED_MESSAGE) };
   const tool = services.tool(toolCall.name);
   if (!tool) return { settled: { ...failed(`Tool ${toolCall.name} not found`), rejected: "unknownTool" } };
+  // Only whole calls run: arguments that streamed as cut or invalid JSON are never repaired into a call.
+  if (toolCall.argumentsError !== undefined) return { settled: { ...failed(cutArgumentsText(toolCall)), rejected: "invalidArguments" } };
   try {
     const raw = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
     return { args: validateToolArguments(tool, raw) };

@@ -13,8 +13,8 @@ Usage:
   loopchart demo [options]             offline demo: the scripted model in a fresh temp workspace
   loopchart replay <trace.jsonl>       re-render a recorded trace in the terminal
   loopchart check-trace <trace.jsonl>  check that a recorded run is a path of the chart
-  loopchart view <trace.jsonl>         serve a recorded trace in the offline viewer and open it (--port N, --host H, --no-open)
-  loopchart inspect                    serve the viewer and accept live runs over WebSocket (--port N, --host H)
+  loopchart view <trace.jsonl>         serve a recorded trace in the offline viewer and open it (--port N, --host H, --no-open); its URL carries a token
+  loopchart inspect                    serve the viewer and accept live runs over WebSocket (--port N, --host H); prints URLs with a token
   loopchart worker --database-url <url> --setup <module>  serve a DBOS queue of runs (docs/DBOS.md)
   loopchart enqueue --database-url <url> "<prompt>"        queue a run on DBOS, print its id (--follow)
   loopchart sessions --database-url <url>                 list DBOS runs and their states instead
@@ -75,11 +75,13 @@ Options:
                                e.g. --budget-usd 0.50
       --tool-timeout <time>    Abort any tool call that runs longer (its result says it timed out).
                                e.g. --tool-timeout 30s  (also 500ms, 2m; a bare number is seconds)
+      --idle-timeout <time>    End a model request whose stream delivers nothing this long (default 120s).
+      --max-time <time>        Abort the whole run after this long (exit reason aborted), e.g. --max-time 10m
       --max-retries <n>        Retries of a model request that failed with 429/5xx or a network
                                error (with backoff). Default: the provider's (2).  e.g. --max-retries 0
       --trace <file>           Record the run as JSONL (docs/TRACE_FORMAT.md), API keys redacted.
                                e.g. --trace runs/today.jsonl   then: loopchart replay runs/today.jsonl
-      --inspect <ws-url>       Send the run live to a loopchart inspect server, e.g. --inspect ws://127.0.0.1:4242
+      --inspect <ws-url>       Send the run live to a loopchart inspect server: the URL it printed, e.g. --inspect 'ws://127.0.0.1:4242/?token=…'
       --json                   Print every agent event as one JSON line on stdout instead.
                                e.g. --json | jq -c 'select(.type == "tool_execution_end")'
       --session <id>           Store the run as a durable session (the loop's snapshot, the message

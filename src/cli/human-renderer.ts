@@ -52,6 +52,8 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now }: H
   let outMidLine = false;
   let textSeen = false;
   let timer: ReturnType<typeof setInterval> | undefined;
+  /** A request sent, nothing streamed back yet: the spinner says how long the model has been silent. */
+  let waitingSince: number | undefined;
 
   const clearStatus = () => {
     if (statusShown) err.write(CLEAR_LINE);
@@ -59,9 +61,10 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now }: H
   };
 
   const drawStatus = () => {
-    if (!spinner || running.size === 0 || (outMidLine && out.isTTY)) return;
+    if (!spinner || (running.size === 0 && waitingSince === undefined) || (outMidLine && out.isTTY)) return;
     const at = now();
     const parts = [...running.values()].map((call) => `${call.name} ${formatDuration(at - call.startedAt)} ${call.summary}`);
+    if (waitingSince !== undefined) parts.unshift(`waiting for the model · ${formatDuration(at - waitingSince)}`);
     const width = Math.max(MIN_STATUS_WIDTH, (err.columns || DEFAULT_COLUMNS) - 1);
     err.write(`${CLEAR_LINE}${SPINNER_FRAMES[frame % SPINNER_FRAMES.length]} ${oneLine(parts.join("  │  "), width - 2)}`);
     statusShown = true;
@@ -98,7 +101,7 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now }: H
   };
 
   const stopTimerIfIdle = () => {
-    if (running.size > 0 || timer === undefined) return;
+    if (running.size > 0 || waitingSince !== undefined || timer === undefined) return;
     clearInterval(timer);
     timer = undefined;
   };
@@ -127,9 +130,25 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now }: H
     line(reason === "completed" || reason === "terminated" || reason === "stopped" ? style.bold(text) : style.red(text));
   };
 
+  /** The first byte of the response arrived (or the turn ended without one): the wait is over. */
+  const stopWaiting = () => {
+    if (waitingSince === undefined) return;
+    waitingSince = undefined;
+    stopTimerIfIdle();
+    if (running.size === 0) clearStatus();
+  };
+
   const render = (event: AgentEvent, t: number): void => {
     observeEvent(stats, event);
+    if (event.type === "message_update" || event.type === "message_end" || event.type === "agent_end") stopWaiting();
     switch (event.type) {
+      case "turn_start":
+        // Only a terminal gets the spinner; without one, the answer (or the idle timeout) says what happened.
+        if (!spinner) return;
+        waitingSince = t;
+        drawStatus();
+        startTimer();
+        return;
       case "message_start":
         textSeen = false;
         return;
@@ -198,6 +217,7 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now }: H
     notice: (text: string) => line(style.yellow(text)),
     close(): void {
       running.clear();
+      waitingSince = undefined;
       stopTimerIfIdle();
       clearStatus();
     },

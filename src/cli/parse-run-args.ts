@@ -29,6 +29,10 @@ export interface RunArgs {
   budgetUsd?: number;
   /** `--tool-timeout`: every tool call's time limit, in milliseconds. */
   toolTimeoutMs?: number;
+  /** `--idle-timeout`: how long a model stream may deliver nothing, in milliseconds (the loop's default when absent). */
+  idleTimeoutMs?: number;
+  /** `--max-time`: the whole run's deadline, in milliseconds. */
+  maxTimeMs?: number;
   /** Retries of retryable model failures (429, 5xx); undefined keeps the provider's default. */
   maxRetries?: number;
   /** Absolute path of the trace file, when `--trace` was given. */
@@ -57,6 +61,8 @@ export const RUN_OPTIONS = {
   "wrap-up": { type: "boolean" },
   "budget-usd": { type: "string" },
   "tool-timeout": { type: "string" },
+  "idle-timeout": { type: "string" },
+  "max-time": { type: "string" },
   "max-retries": { type: "string" },
   trace: { type: "string" },
   inspect: { type: "string" },
@@ -103,6 +109,8 @@ export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs 
     wrapUp: values["wrap-up"] === true,
     ...(typeof values["budget-usd"] === "string" ? { budgetUsd: parsePositiveNumber("--budget-usd", values["budget-usd"], "0.50") } : {}),
     ...(typeof values["tool-timeout"] === "string" ? { toolTimeoutMs: parseDuration("--tool-timeout", values["tool-timeout"]) } : {}),
+    ...(typeof values["idle-timeout"] === "string" ? { idleTimeoutMs: parseDuration("--idle-timeout", values["idle-timeout"]) } : {}),
+    ...(typeof values["max-time"] === "string" ? { maxTimeMs: parseDuration("--max-time", values["max-time"]) } : {}),
     maxRetries: typeof values["max-retries"] === "string" ? parseNonNegativeInt("--max-retries", values["max-retries"]) : undefined,
     tracePath: typeof values.trace === "string" ? resolve(baseDir, nonEmpty(values.trace, "--trace")) : undefined,
     inspectUrl: typeof values.inspect === "string" ? wsUrl(values.inspect) : undefined,

@@ -86,9 +86,11 @@ async function startRun(
   });
 }
 
-/** The loop policies given on the command line (`--wrap-up`, `--budget-usd`, `--tool-timeout`). */
-function runPolicies(parsed: RunArgs): { wrapUp?: boolean; budgetUsd?: number; toolTimeoutMs?: number } {
+/** The loop policies given on the command line (`--wrap-up`, `--budget-usd`, `--tool-timeout`, `--idle-timeout`, `--max-time`). */
+function runPolicies(parsed: RunArgs): { wrapUp?: boolean; budgetUsd?: number; toolTimeoutMs?: number; idleTimeoutMs?: number; maxTimeMs?: number } {
   return {
+    ...(parsed.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: parsed.idleTimeoutMs }),
+    ...(parsed.maxTimeMs === undefined ? {} : { maxTimeMs: parsed.maxTimeMs }),
     ...(parsed.wrapUp ? { wrapUp: true } : {}),
     ...(parsed.budgetUsd === undefined ? {} : { budgetUsd: parsed.budgetUsd }),
     ...(parsed.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: parsed.toolTimeoutMs }),

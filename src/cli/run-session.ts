@@ -18,6 +18,7 @@ import { emptyRunStats, observeEvent, type RunStats } from "./run-stats.js";
 import { TraceWriter } from "./trace-writer.js";
 import { createLiveSender } from "./live-sender.js";
 import { UsageError } from "./usage-error.js";
+import { STREAM_IDLE_TIMEOUT_MS } from "../actors/request-model.js";
 
 /** After Ctrl-C, how long the run may take to wind down before the CLI exits anyway. */
 export const ABORT_GRACE_MS = 2000;
@@ -58,6 +59,10 @@ export interface SessionOptions {
   budgetUsd?: number;
   /** `--tool-timeout` in milliseconds: every tool call's limit. */
   toolTimeoutMs?: number;
+  /** `--idle-timeout` in milliseconds: the loop's `streamIdleTimeoutMs` (default {@link STREAM_IDLE_TIMEOUT_MS}). */
+  idleTimeoutMs?: number;
+  /** `--max-time` in milliseconds: the run is aborted (exit reason `aborted`) when it runs longer. */
+  maxTimeMs?: number;
   /** Passed to the stream function as `maxRetries` when set. */
   maxRetries?: number;
   /** Absolute path of the JSONL trace to write, if any. */
@@ -86,6 +91,12 @@ export function convertToLlm(messages: AgentMessage[]): Message[] {
     const role = (message as { role?: string }).role;
     return role === "user" || role === "assistant" || role === "toolResult";
   });
+}
+
+/** `90 s`, `1500 ms`, `2 min`: a deadline as the --max-time warning states it. */
+function formatDeadline(ms: number): string {
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 /**
@@ -123,6 +134,17 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
     graceTimer = setTimeout(forceEnd, ABORT_GRACE_MS);
   });
 
+  // --max-time: the run's deadline aborts it as Ctrl-C does, saying which deadline it was.
+  const deadline =
+    options.maxTimeMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          if (controller.signal.aborted) return;
+          renderer.notice(`⚠ the run reached --max-time ${formatDeadline(options.maxTimeMs ?? 0)}: aborting it`);
+          controller.abort(new Error(`the run reached --max-time ${formatDeadline(options.maxTimeMs ?? 0)}`));
+          graceTimer = setTimeout(forceEnd, ABORT_GRACE_MS);
+        }, options.maxTimeMs);
+
   let exitCode: number = EXIT_CODES.error;
   let failure: string | undefined;
   let durableEnd: Promise<string | undefined> | undefined;
@@ -138,6 +160,7 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
         ...(options.budgetUsd === undefined ? {} : { budget: { costUsd: options.budgetUsd } }),
         ...(options.toolTimeoutMs === undefined ? {} : { toolDefaults: { timeoutMs: options.toolTimeoutMs } }),
         ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+        streamIdleTimeoutMs: options.idleTimeoutMs ?? STREAM_IDLE_TIMEOUT_MS,
         apiKey: resolved.apiKey,
         getApiKey: () => resolved.apiKey,
         ...(trace || live
@@ -234,6 +257,7 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
     failure = error instanceof Error ? error.message : String(error);
     exitCode = controller.signal.aborted ? EXIT_CODES.aborted : EXIT_CODES.error;
   } finally {
+    if (deadline !== undefined) clearTimeout(deadline);
     if (graceTimer !== undefined) clearTimeout(graceTimer);
     removeInterrupt();
     renderer.close();

@@ -6,13 +6,37 @@ import { TraceFormatError } from "./trace-format-error.js";
 import { openUrl } from "./open-url.js";
 import { loadTrace } from "./trace-reader.js";
 import { UsageError } from "./usage-error.js";
-import { DEFAULT_VIEWER_HOST, startViewerServer, type ViewerServer } from "./viewer-server.js";
+import { DEFAULT_VIEWER_HOST, startViewerServer, type ViewerServer, type ViewerServerOptions } from "./viewer-server.js";
 
 function portOf(value: string | undefined): number {
   if (value === undefined) return 0;
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port expects a port number 0-65535, got "${value}"`);
   return port;
+}
+
+/**
+ * Starts the server, or says in one line why it cannot listen (a busy port, an address this
+ * machine does not have) and returns undefined: the caller exits 2.
+ */
+async function listen(command: string, options: ViewerServerOptions, io: CliIo): Promise<ViewerServer | undefined> {
+  try {
+    return await startViewerServer(options);
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    if (code === undefined) throw error;
+    const where = `${options.host ?? DEFAULT_VIEWER_HOST}:${options.port ?? 0}`;
+    const why =
+      code === "EADDRINUSE"
+        ? "the port is in use (pick another with --port, or --port 0 for a free one)"
+        : code === "EADDRNOTAVAIL" || code === "ENOTFOUND"
+          ? "this machine has no such address (see --host)"
+          : code === "EACCES"
+            ? "permission denied (ports below 1024 need privileges)"
+            : message;
+    io.stderr.write(`loopchart ${command}: cannot listen on ${where}: ${why}\n`);
+    return undefined;
+  }
 }
 
 function untilInterrupted(server: ViewerServer, io: CliIo): Promise<number> {
@@ -24,10 +48,14 @@ function untilInterrupted(server: ViewerServer, io: CliIo): Promise<number> {
   });
 }
 
-/** `loopchart inspect [--port N] [--host H]`: accepts live runs over WebSocket and serves the viewer. */
+/**
+ * `loopchart inspect [--port N] [--host H]`: accepts live runs over WebSocket and serves the
+ * viewer. Both URLs printed carry the server's token, which every request needs.
+ */
 export async function inspectCommand(args: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({ args: [...args], options: { port: { type: "string" }, host: { type: "string" } }, strict: true });
-  const server = await startViewerServer({ port: portOf(values.port), host: values.host ?? DEFAULT_VIEWER_HOST });
+  const server = await listen("inspect", { port: portOf(values.port), host: values.host ?? DEFAULT_VIEWER_HOST }, io);
+  if (!server) return EXIT_CODES.usage;
   io.stdout.write(`Viewer: ${server.url}\nSend runs to: ${server.inspectUrl} (createWebSocketInspector({ url }) or loopchart run --inspect ${server.inspectUrl})\n`);
   return untilInterrupted(server, io);
 }
@@ -56,7 +84,8 @@ export async function viewCommand(args: readonly string[], io: CliIo): Promise<n
     io.stderr.write(`loopchart view: cannot read ${path}: ${(error as Error).message}\n`);
     return EXIT_CODES.error;
   }
-  const server = await startViewerServer({ port: portOf(values.port), host: values.host ?? DEFAULT_VIEWER_HOST });
+  const server = await listen("view", { port: portOf(values.port), host: values.host ?? DEFAULT_VIEWER_HOST }, io);
+  if (!server) return EXIT_CODES.usage;
   server.addRun(path, trace.records);
   io.stdout.write(`Viewer: ${server.url}\n`);
   if (values["no-open"] !== true) openUrl(server.url, (message) => io.stderr.write(`loopchart view: ${message}\n`));

@@ -19,7 +19,7 @@
  */
 import { assign, type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, type AnyTransitionDefinition, type EventObject } from "xstate";
 import { callSystemId } from "../../machines/events.js";
-import type { ToolCallContext } from "../../machines/tool-call.machine.js";
+import { awaitsApproval, type ToolCallContext } from "../../machines/tool-call.machine.js";
 import type { AgentEvent, AgentMessage, AssistantMessage, Model, StopReason, ToolCall } from "../types.js";
 import {
   createMonitor,
@@ -714,7 +714,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       }
     }
     // A call waiting for a decision: the user answers through the loop, which finds the call by its system id.
-    if (call.snapshot.value === "awaitingApproval") {
+    if (awaitsApproval(call.snapshot.value)) {
       const toolCallId = call.callId;
       events.push(
         { type: label("user approves"), send: { type: "tool.approve", toolCallId } },

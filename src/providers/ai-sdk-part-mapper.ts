@@ -5,7 +5,7 @@
 import type { LanguageModelUsage, ProviderMetadata, TextStreamPart, ToolSet } from "ai";
 import type { AssistantMessage, StopReason, TextContent, ThinkingContent, ToolCall } from "../llm-types.js";
 import type { PushableAssistantMessageEventStream } from "./assistant-stream.js";
-import { describeProviderError } from "./describe-provider-error.js";
+import { describeStreamError } from "./describe-provider-error.js";
 import { parsePartialJson } from "./partial-json.js";
 
 /** One part of `streamText(...).fullStream`. */
@@ -177,7 +177,7 @@ export function createPartMapper(target: PartMapperTarget): PartMapper {
           return undefined;
         case "error":
           if (target.signal?.aborted) return { kind: "aborted" };
-          return { kind: "error", errorMessage: describeProviderError(part.error) };
+          return { kind: "error", errorMessage: describeStreamError(part.error, message.provider) };
         case "abort":
           return { kind: "aborted" };
         default:

@@ -2,10 +2,47 @@
  * Turns whatever an AI SDK call failed with into the one-line `errorMessage` of
  * an assistant message, keeping the server's own words.
  */
-import { APICallError, RetryError } from "ai";
+import { APICallError, JSONParseError, RetryError, TypeValidationError } from "ai";
 
 /** How many characters of a raw response body an error message quotes at most. */
 export const ERROR_BODY_MAX_CHARS = 500;
+
+/** How many characters of a malformed stream event an error message quotes at most. */
+export const STREAM_EVENT_MAX_CHARS = 200;
+
+/**
+ * Describes an error a response stream ended with. A stream event that is not valid JSON, or
+ * not the shape the provider's events have, names the provider and quotes the offending line
+ * (truncated to {@link STREAM_EVENT_MAX_CHARS}); anything else is {@link describeProviderError}.
+ */
+export function describeStreamError(error: unknown, provider: string): string {
+  if (JSONParseError.isInstance(error)) {
+    return `${provider} sent a stream event that is not valid JSON (${causeText(error.cause)}): ${quote(error.text)}`;
+  }
+  if (TypeValidationError.isInstance(error)) {
+    let text: string;
+    try {
+      text = JSON.stringify(error.value) ?? String(error.value);
+    } catch {
+      text = String(error.value);
+    }
+    return `${provider} sent a stream event of an unexpected shape (${oneLine(causeText(error.cause))}): ${quote(text)}`;
+  }
+  return describeProviderError(error);
+}
+
+function causeText(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/gu, " ").trim();
+  return flat.length > STREAM_EVENT_MAX_CHARS ? `${flat.slice(0, STREAM_EVENT_MAX_CHARS)}…` : flat;
+}
+
+function quote(text: string): string {
+  return text.length > STREAM_EVENT_MAX_CHARS ? `${text.slice(0, STREAM_EVENT_MAX_CHARS)}…` : text;
+}
 
 /**
  * Describes a provider failure: `HTTP <status>: <server message>` for API call

@@ -9,6 +9,7 @@
 import type { AnyActorRef, InspectionEvent } from "xstate";
 import { transcriptMessages, type Transcript } from "../../machines/transcript.js";
 import { callIdOfSystemId } from "../../machines/events.js";
+import { awaitsApproval, awaitsGo } from "../../machines/tool-call.machine.js";
 import type { AgentLoopOutput } from "../../machines/agent-loop.machine.js";
 import { rawInspectionEvent } from "../inspection/raw-inspection-event.js";
 import type { ExitReason } from "../types.js";
@@ -52,15 +53,12 @@ function callIdOf(key: string, child: ChildSnapshots[string]): string {
   return callIdOfSystemId(child.systemId) ?? (typeof toolCall?.id === "string" ? toolCall.id : key);
 }
 
-/** What a call in a snapshot waiting for approval looks like (the approval state of a tool call). */
-const AWAITING_APPROVAL = "awaitingApproval";
-
 /** Ids of the calls a persisted snapshot shows waiting for approval (in the tool batch and its slices too). */
 export function awaitingCalls(snapshot: PersistedLoop): string[] {
   const ids: string[] = [];
   const visit = (children: ChildSnapshots) => {
     for (const [id, child] of Object.entries(children)) {
-      if (child.snapshot?.value === AWAITING_APPROVAL) ids.push(callIdOf(id, child));
+      if (awaitsApproval(child.snapshot?.value)) ids.push(callIdOf(id, child));
       else if (child.snapshot?.children) visit(child.snapshot.children as ChildSnapshots);
     }
   };
@@ -96,9 +94,9 @@ export function blockedOnApproval(snapshot: PersistedLoop): string[] | undefined
       if (Array.isArray(context?.calls)) {
         // The tool batch (or a slice of it): its calls (or slices) are its children.
         visit((child.snapshot?.children ?? {}) as ChildSnapshots);
-      } else if (state === AWAITING_APPROVAL) {
+      } else if (awaitsApproval(state)) {
         waiting.push(callIdOf(id, child));
-      } else if (state !== "queued" && state !== "prepared" && state !== "done") {
+      } else if (state !== "queued" && !awaitsGo(state) && state !== "done") {
         // Preparing, executing, finalizing — or an invoked actor of the loop's at work.
         busy = true;
       }

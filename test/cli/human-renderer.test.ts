@@ -45,6 +45,38 @@ describe("createHumanRenderer", () => {
   });
 });
 
+describe("createHumanRenderer on a terminal, waiting for the model", () => {
+  it("shows a spinner with the time since the request until the first byte of the response, then clears it", () => {
+    const out = { ...sink(), isTTY: true };
+    const err = { ...sink(), isTTY: true };
+    let clock = 1_000;
+    const renderer = createHumanRenderer({ out, err, live: true, color: false, now: () => clock });
+    renderer.render({ type: "turn_start" }, 1_000);
+    expect(err.text()).toContain("waiting for the model · 0ms");
+    clock = 4_500;
+    renderer.notice("a notice redraws the status");
+    expect(err.text()).toContain("waiting for the model · 3.5s");
+    const before = err.text().length;
+    const message = (sampleRun().find((event) => event.type === "message_update") as { message: object }).message;
+    renderer.render({ type: "message_update", message, assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: "Hi", partial: message } } as never, 4_600);
+    // The status line is cleared and not drawn again once the response streams.
+    expect(err.text().slice(before)).toBe("\r\u001b[2K");
+    clock = 9_000;
+    renderer.notice("later");
+    expect(err.text().slice(before)).not.toContain("waiting for the model");
+    renderer.close();
+  });
+
+  it("shows no spinner when stderr is not a terminal", () => {
+    const err = sink();
+    const renderer = createHumanRenderer({ out: sink(), err, live: true, color: false, now: () => 5_000 });
+    renderer.render({ type: "turn_start" }, 1_000);
+    renderer.notice("n");
+    expect(err.text()).toBe("n\n");
+    renderer.close();
+  });
+});
+
 describe("createJsonRenderer", () => {
   it("should write approval_requested as one JSON line on out, arguments redacted", () => {
     const out = sink();

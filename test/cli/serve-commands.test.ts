@@ -19,10 +19,13 @@ async function serve(args: string[], env: Record<string, string> = {}) {
   started.push(cli);
   let output = "";
   cli.child.stdout?.on("data", (chunk: string) => (output += chunk));
-  await waitForOutput(cli.child, (text) => /Viewer: http:\/\/\S+\//.test(text));
-  const url = new URL(/Viewer: (http:\/\/\S+\/)/.exec(output)?.[1] ?? "");
+  await waitForOutput(cli.child, (text) => /Viewer: http:\/\/\S+\n/.test(text));
+  // The printed URL carries the server's token (?token=…); every request needs it.
+  const url = new URL(/Viewer: (http:\/\/\S+)\n/.exec(output)?.[1] ?? "");
   return { ...cli, url, output: () => output };
 }
+/** An API URL of a server whose printed page URL is `url`: the path, with the printed token. */
+const api = (url: URL, path: string) => `${url.origin}/${path}?token=${url.searchParams.get("token") ?? ""}`;
 async function stop(cli: ReturnType<typeof spawnCli>) {
   cli.child.kill("SIGINT");
   return cli.done;
@@ -44,24 +47,25 @@ describe("loopchart inspect", { timeout: 60_000 }, () => {
   it("binds 127.0.0.1 only, prints the viewer URL and where to send runs, lists a run sent with loopchart run --inspect, exits 0 on Ctrl-C", async () => {
     const inspect = await serve(["inspect", "--port", "0"]);
     expect(inspect.url.hostname).toBe("127.0.0.1");
-    expect(inspect.output()).toContain(`Send runs to: ws://127.0.0.1:${inspect.url.port}/`);
+    expect(inspect.url.searchParams.get("token")).toMatch(/^[\w-]{32}$/);
+    expect(inspect.output()).toContain(`Send runs to: ws://127.0.0.1:${inspect.url.port}/?token=${inspect.url.searchParams.get("token")}`);
     // Another loopback address of this machine: nothing listens there.
     expect(await reachable(`http://127.0.0.2:${inspect.url.port}/`)).toBe(false);
     expect(await reachable(inspect.url.href)).toBe(true);
 
     const cwd = await mkdtemp(join(tmpdir(), "loopchart-inspect-run-"));
-    const run = await runCli(["run", "--inspect", `ws://127.0.0.1:${inspect.url.port}`, "--model", "scripted/demo", "--cwd", cwd, "Tidy up notes.txt"]);
+    const run = await runCli(["run", "--inspect", `ws://127.0.0.1:${inspect.url.port}/?token=${inspect.url.searchParams.get("token")}`, "--model", "scripted/demo", "--cwd", cwd, "Tidy up notes.txt"]);
     expect(run.code, run.stderr).toBe(0);
     let runs: { id: string; label: string }[] = [];
-    while (runs.length === 0) runs = (await (await fetch(new URL("api/runs", inspect.url))).json()) as typeof runs;
+    while (runs.length === 0) runs = (await (await fetch(api(inspect.url, "api/runs"))).json()) as typeof runs;
     expect(runs).toHaveLength(1);
     expect(runs[0]?.label).toContain("loopchart run");
-    const held = (await (await fetch(new URL(`api/runs/${encodeURIComponent(runs[0]?.id ?? "")}`, inspect.url))).json()) as { records: { event?: { type: string } }[] };
+    const held = (await (await fetch(api(inspect.url, `api/runs/${encodeURIComponent(runs[0]?.id ?? "")}`))).json()) as { records: { event?: { type: string } }[] };
     // The run's records arrive over the socket; the last is agent_end.
     let records = held.records;
     while (!records.some((r) => r.event?.type === "agent_end")) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      records = ((await (await fetch(new URL(`api/runs/${encodeURIComponent(runs[0]?.id ?? "")}`, inspect.url))).json()) as typeof held).records;
+      records = ((await (await fetch(api(inspect.url, `api/runs/${encodeURIComponent(runs[0]?.id ?? "")}`))).json()) as typeof held).records;
     }
     expect(records.some((r) => r.event?.type === "agent_start")).toBe(true);
     const result = await stop(inspect);
@@ -73,6 +77,27 @@ describe("loopchart inspect", { timeout: 60_000 }, () => {
     expect(inspect.url.hostname).toBe("127.0.0.2");
     expect(await reachable(inspect.url.href)).toBe(true);
     expect(await reachable(`http://127.0.0.1:${inspect.url.port}/`)).toBe(false);
+  });
+
+  it("says in one line that a busy port is in use and exits 2", async () => {
+    const first = await serve(["inspect", "--port", "0"]);
+    const result = await runCli(["inspect", "--port", first.url.port]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`loopchart inspect: cannot listen on 127.0.0.1:${first.url.port}: the port is in use (pick another with --port, or --port 0 for a free one)\n`);
+    const file = join(await mkdtemp(join(tmpdir(), "loopchart-view-busy-")), "run.jsonl");
+    await recordSampleRun(file);
+    const view = await runCli(["view", file, "--no-open", "--port", first.url.port]);
+    expect(view.code).toBe(2);
+    expect(view.stderr.trim().split("\n")).toEqual([`loopchart view: cannot listen on 127.0.0.1:${first.url.port}: the port is in use (pick another with --port, or --port 0 for a free one)`]);
+  });
+
+  it("run --inspect without the token is refused (403), says so, and the run still ends normally", async () => {
+    const inspect = await serve(["inspect", "--port", "0"]);
+    const cwd = await mkdtemp(join(tmpdir(), "loopchart-inspect-notoken-"));
+    const run = await runCli(["run", "--inspect", `ws://127.0.0.1:${inspect.url.port}`, "--model", "scripted/demo", "--cwd", cwd, "Tidy up notes.txt"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("refused the connection (403): use the URL loopchart inspect printed, with its ?token=…");
+    expect(await (await fetch(api(inspect.url, "api/runs"))).json()).toEqual([]);
   });
 
   it("rejects a port that is not a number with a usage error", async () => {
@@ -106,7 +131,7 @@ describe("loopchart view", { timeout: 60_000 }, () => {
 
     const view = await serve(["view", file], env);
     expect(view.url.hostname).toBe("127.0.0.1");
-    const runs = (await (await fetch(new URL("api/runs", view.url))).json()) as { label: string }[];
+    const runs = (await (await fetch(api(view.url, "api/runs"))).json()) as { label: string }[];
     expect(runs.map((r) => r.label)).toEqual([file]);
     let text = "";
     while (text === "") text = await readFile(opened, "utf8").catch(() => "");

@@ -1,6 +1,6 @@
 /**
  * Approval as a state: a call whose tool needs approval (or whose
- * `beforeToolCall` asks) waits in `awaitingApproval` until the loop actor gets
+ * `beforeToolCall` asks) waits in `preparing.awaitingApproval` until the loop actor gets
  * `tool.approve` / `tool.reject`; the rest of a parallel batch goes on, a
  * sequential batch waits; the waiting run persists and restores; an abort ends
  * the waiting call aborted; bad decisions are warnings that change nothing.
@@ -108,7 +108,7 @@ describe("a call that needs approval", () => {
     await run.until((events) => events.filter((event) => event.type === "tool_execution_end").length === 2);
     // The batch did not wait for the decision: both free calls ran and settled; the guarded one waits.
     expect(runs.sort()).toEqual(["a", "c"]);
-    expect(callState(run.actor, "b")).toBe("awaitingApproval");
+    expect(callState(run.actor, "b")).toEqual({ preparing: "awaitingApproval" });
     const request = run.events.find((event) => event.type === "approval_requested");
     expect(request).toEqual({ type: "approval_requested", toolCallId: "b", toolName: "deploy", args: { text: "b" } });
 
@@ -347,7 +347,7 @@ describe("a run persisted while a call awaits approval", () => {
       for (const decision of ["approve", "reject"] as const) {
         const again = tools();
         const restored = start({ tools: again.tools, responses, snapshot: persisted });
-        expect(callState(restored.actor, "b")).toBe("awaitingApproval");
+        expect(callState(restored.actor, "b")).toEqual({ preparing: "awaitingApproval" });
         restored.actor.send(decision === "approve" ? { type: "tool.approve", toolCallId: "b" } : { type: "tool.reject", toolCallId: "b", reason: "no" });
         const messages = await restored.ended;
         // The calls settled before the snapshot never run again.

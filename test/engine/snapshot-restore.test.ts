@@ -178,7 +178,7 @@ describe("persisted snapshots and restore", () => {
     // s1 is the batch's first call: its actor id is its place, call@0.
     const executing = original.persisted
       .map((json) => JSON.parse(json) as Persisted)
-      .find((snapshot) => childAt(snapshot, ["toolBatch", "call@0"])?.value === "executing");
+      .find((snapshot) => JSON.stringify(childAt(snapshot, ["toolBatch", "call@0"])?.value) === JSON.stringify({ executing: "running" }));
     expect(executing).toBeDefined();
     const restored = await run(scenario, executing);
     expect(restored.runs).toEqual(["s1", "s2", "s3"]);

@@ -11,10 +11,11 @@ import { startViewerServer, type ViewerServer } from "../../src/cli/viewer-serve
 import type { TraceEventLine } from "../../src/cli/trace-format.js";
 
 const record = (t: number) => ({ t, event: { type: "turn_start" } }) as unknown as TraceEventLine;
-type Message = { runs?: { id: string }[]; runId?: string; from?: number; records?: { t: number }[] };
+type Message = { runs?: { id: string }[]; runId?: string; from?: number; dropped?: number; records?: { t: number }[] };
 
-function client(url: string) {
-  const socket = new WebSocket(`${url}api/viewer`);
+/** A viewer page's socket, as the page opens it (the token here in the query; the page's comes in its cookie). */
+function client(server: ViewerServer) {
+  const socket = new WebSocket(`${server.origin.replace("http", "ws")}/api/viewer?token=${server.token}`);
   const messages: Message[] = [];
   const waiters: (() => void)[] = [];
   socket.on("message", (data) => {
@@ -39,7 +40,7 @@ describe("viewer server replay", () => {
   it("replays what a late viewer missed, then streams new records with their index", async () => {
     server = await startViewerServer();
     server.addRun("a trace", [record(1), record(2), record(3)]);
-    const viewer = client(server.url.replace("http", "ws"));
+    const viewer = client(server);
     expect((await viewer.next(1)).runs?.map((r) => r.id)).toEqual(["trace-1"]);
     viewer.socket.send(JSON.stringify({ watch: "trace-1", from: 0 }));
     const replay = await viewer.next(2);
@@ -55,7 +56,7 @@ describe("viewer server replay", () => {
 
   it("streams a live run's records to a viewer watching it, none before and none doubled", async () => {
     server = await startViewerServer();
-    const viewer = client(server.url.replace("http", "ws"));
+    const viewer = client(server);
     await viewer.next(1);
     const live = new WebSocket(server.inspectUrl);
     await new Promise((resolve) => live.once("open", resolve));

@@ -15,6 +15,9 @@ import { assistant, baseConfig, mockStream, testModel, user } from "../helpers/m
 
 const calls = (count: number): ToolCall[] => Array.from({ length: count }, (_, index) => ({ type: "toolCall", id: `c${index}`, name: "t", arguments: {} }));
 
+/** Whether a call's state value is its tool running (`executing`; retries wait in `executing.waitingToRetry`). */
+const executes = (value: unknown): boolean => typeof value === "object" && value !== null && "executing" in value;
+
 /** Every actor the loop's batch creates for a response with `count` calls, with its parent's id; and the batch's output. */
 async function actorsOfBatch(count: number, mode: "parallel" | "sequential" = "parallel", caps: { concurrency?: number; maxParallelCalls?: number } = {}) {
   const created: AnyActorRef[] = [];
@@ -30,9 +33,9 @@ async function actorsOfBatch(count: number, mode: "parallel" | "sequential" = "p
       }
       // A call's snapshot event comes after what its transition sent was handled (a call that settled
       // may be reported after the call its settle released), so count by each call's current snapshot.
-      if (event.type === "@xstate.snapshot" && (event.actorRef as AnyActorRef).src === "toolCall" && (event.snapshot as { value?: unknown }).value === "executing") {
+      if (event.type === "@xstate.snapshot" && (event.actorRef as AnyActorRef).src === "toolCall" && executes((event.snapshot as { value?: unknown }).value)) {
         executing.add(event.actorRef as AnyActorRef);
-        for (const ref of executing) if (ref.getSnapshot().value !== "executing") executing.delete(ref);
+        for (const ref of executing) if (!executes(ref.getSnapshot().value)) executing.delete(ref);
         most.executing = Math.max(most.executing, executing.size);
       }
     },

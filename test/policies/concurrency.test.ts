@@ -175,8 +175,8 @@ describe("per-tool concurrency and maxParallelCalls", () => {
     actor.send({ type: "tool.approve", toolCallId: "d2" });
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(runs).toEqual([]);
-    expect(state("d1")).toBe("awaitingApproval");
-    expect(state("d2")).toBe("prepared");
+    expect(state("d1")).toEqual({ preparing: "awaitingApproval" });
+    expect(state("d2")).toEqual({ preparing: "prepared" });
     actor.send({ type: "tool.approve", toolCallId: "d1" });
     const messages = await ended;
     expect(runs).toEqual(["d1", "d2"]);
@@ -220,7 +220,7 @@ describe("a batch the caps do not bind", () => {
     }
     const bound = batchAfter(3, { concurrency: 2 });
     expect(bound.context).toMatchObject({ layout: { caps: { perTool: { t: 2 } }, handshake: true }, queue: { executing: { t: 2 } } });
-    expect(bound.value).toEqual({ parallel: { capped: "running" } });
+    expect(bound.value).toEqual({ capped: "running" });
   });
 });
 

@@ -127,9 +127,9 @@ describe.skipIf(!existsSync(CHROMIUM))("the run viewer in a browser", () => {
     await page.waitForSelector(".lane[data-machine=toolCall]", { timeout: 20_000 });
     await run;
     await page.waitForSelector(".lane[data-actor=call_d]", { timeout: 20_000 });
-    const runs = (await (await fetch(`${server.url}api/runs`)).json()) as { id: string }[];
+    const runs = (await (await fetch(`${server.origin}/api/runs?token=${server.token}`)).json()) as { id: string }[];
     expect(runs).toHaveLength(1);
-    const held = ((await (await fetch(`${server.url}api/runs/${encodeURIComponent(runs[0].id)}`)).json()) as { records: unknown[] }).records;
+    const held = ((await (await fetch(`${server.origin}/api/runs/${encodeURIComponent(runs[0].id)}?token=${server.token}`)).json()) as { records: unknown[] }).records;
     // The run's last records may still be on their way: wait for the count, then compare.
     await page.waitForSelector(`body[data-records="${held.length}"]`, { timeout: 20_000 });
     expect(await page.$$eval(".lane[data-machine=toolCall]", (nodes) => nodes.map((n) => n.getAttribute("data-actor")))).toEqual([...SAMPLE_BATCH_IDS, "call_d"]);

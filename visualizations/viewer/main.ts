@@ -361,12 +361,23 @@ document.addEventListener("keydown", (e) => {
  * continue where the page is (a gap) asks again from there; records already held are skipped.
  */
 function start() {
+  // The server's token came in the URL once and is kept in a cookie now: take it off the address bar and history.
+  if (new URLSearchParams(location.search).has("token")) history.replaceState(null, "", location.pathname);
   const select = $("runs") as HTMLSelectElement;
   const socket = new WebSocket(`ws://${location.host}/api/viewer`);
+  /** Index one past the last record the page holds, in the server's numbering (records the server dropped count too). */
+  let received = 0;
+  const noteDropped = (dropped: number) => {
+    document.body.setAttribute("data-dropped", String(dropped));
+    $("dropped").textContent =
+      dropped > 0 ? `The server dropped this run's ${dropped} oldest record${dropped === 1 ? "" : "s"} to stay within its memory cap.` : "";
+  };
   const watch = (id: string) => {
     runId = id;
     select.value = id;
     records = [];
+    received = 0;
+    noteDropped(0);
     index = emptyIndex();
     messageBoxes = [];
     drawn.count = -1;
@@ -380,18 +391,22 @@ function start() {
   socket.onopen = () => ($("status").textContent = "live");
   socket.onclose = () => ($("status").textContent = "disconnected");
   socket.onmessage = (message) => {
-    const data = JSON.parse(String(message.data)) as { runs?: { id: string; label: string }[]; runId?: string; from?: number; records?: ViewRecord[] };
+    const data = JSON.parse(String(message.data)) as { runs?: { id: string; label: string }[]; runId?: string; from?: number; dropped?: number; records?: ViewRecord[] };
     if (data.runs) {
       select.replaceChildren(...data.runs.map((r) => el("option", { value: r.id }, r.label)));
       select.value = runId;
       if (runId === "" && data.runs.length > 0) watch(data.runs[data.runs.length - 1].id);
     }
     if (data.records && data.runId === runId && typeof data.from === "number") {
-      if (data.from > records.length) {
-        socket.send(JSON.stringify({ watch: runId, from: records.length }));
+      const dropped = data.dropped ?? 0;
+      if (dropped > 0) noteDropped(dropped);
+      // A gap: ask again from where the page is, unless the server no longer holds what is missing.
+      if (data.from > received && dropped < data.from) {
+        socket.send(JSON.stringify({ watch: runId, from: received }));
         return;
       }
-      const fresh = data.records.slice(records.length - data.from);
+      const fresh = data.records.slice(Math.max(0, received - data.from));
+      received = Math.max(received, data.from + data.records.length);
       if (fresh.length === 0) return;
       for (const record of fresh) records.push(record);
       if (follow) cursor = records.length - 1;

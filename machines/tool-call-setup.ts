@@ -1,0 +1,221 @@
+/**
+ * The tool-call machine's vocabulary: its context, the results a call settles
+ * with, and the named actors, guards, actions and delays its chart
+ * (`machines/tool-call.machine.ts`) and regions (`call-preparing.state.ts`,
+ * `call-executing.state.ts`) refer to. The actors are stand-ins; `src/actors/`
+ * provides the real ones. No I/O; the context is plain data, changed only through `assign`.
+ */
+import { assign, emit, enqueueActions, fromPromise, sendParent, setup } from "xstate";
+import type { AgentEvent, AgentToolResult, BeforeToolCallResult } from "../src/types.js";
+import type { CallHookScope, BatchToToolCallEvent, SettledToolCall, ToolCallInput, ToolCallToBatchEvent } from "./events.js";
+import { describeThrown } from "../src/describe-thrown.js";
+import { timedOutText } from "./loop-policies.js";
+
+/** Context of a tool-call actor. JSON-serializable. */
+export interface ToolCallContext extends ToolCallInput {
+  /** Validated (and possibly hook-mutated) arguments, once prepared. */
+  args?: unknown;
+  /** The settled result, once known. */
+  settled?: SettledToolCall;
+  /** Goes on from preparation to execution without waiting (from the input, or released by `call.execute` while awaiting approval). */
+  proceeds?: boolean;
+  /** Which run of the tool this is, once it was retried (2 for the first retry). */
+  attempt?: number;
+  /** Set once the call asked for approval: `"asked"` while waiting, `"approved"` after. */
+  approval?: "asked" | "approved";
+}
+
+/** Text of the result a call gets when the run was aborted before it could finish. */
+export const ABORTED_MESSAGE = "Operation aborted";
+
+/** Builds the error result every failure on a tool's path becomes. */
+export function errorResult(text: string): AgentToolResult<unknown> {
+  return { content: [{ type: "text", text }], details: {} };
+}
+
+/** Text of an error caught from a hook or tool. Never throws, whatever was thrown (see {@link describeThrown}). */
+export const errorText = describeThrown;
+
+/** Input of the `prepareCall` actor. */
+export interface PrepareCallInput {
+  toolCall: ToolCallInput["toolCall"];
+  /** Set when the run has a call hook or a tool with a `needsApproval` function: what they are shown. */
+  hookScope?: CallHookScope;
+}
+
+/**
+ * What preparation ends with: the arguments to execute with (and whether a human
+ * must approve the call first), or the call's result already.
+ */
+export type PreparedCall = { args: unknown; approval?: "ask" } | { settled: SettledToolCall };
+
+/** Input of the `executeTool` actor. */
+export interface ExecuteToolInput {
+  toolCall: ToolCallInput["toolCall"];
+  args: unknown;
+}
+
+/** Input of the `afterToolCall` actor. */
+export interface FinalizeToolCallInput extends ExecuteToolInput {
+  executed: SettledToolCall;
+  hookScope?: CallHookScope;
+}
+
+/** Text of the result when `beforeToolCall` blocks without a reason. */
+export const BLOCKED_MESSAGE = "Tool execution was blocked";
+
+/** Text of the result of a call the user rejected; a reason given follows it. */
+export const REJECTED_MESSAGE = "Tool call was rejected";
+
+/** The settled result a rejection becomes: an error result with the reason. */
+export function rejectedResult(reason: string | undefined): SettledToolCall {
+  const text = reason === undefined || reason === "" ? REJECTED_MESSAGE : `${REJECTED_MESSAGE}: ${reason}`;
+  return { result: errorResult(text), isError: true };
+}
+
+export const missingResult = (): SettledToolCall => ({ result: errorResult("Tool call ended without a result"), isError: true });
+
+/** The settled result a `beforeToolCall` verdict that blocks becomes. */
+export function blockedResult(verdict: BeforeToolCallResult): SettledToolCall {
+  const reason: unknown = verdict.reason;
+  const text = reason === undefined || reason === "" ? BLOCKED_MESSAGE : describeThrown(reason);
+  const result = errorResult(text);
+  return { result: verdict.terminate === undefined ? result : { ...result, terminate: verdict.terminate }, isError: true };
+}
+
+/** Params of `settle`: the settled result an invoked step finished with. */
+export const settledFromOutput = ({ event }: { event: { output: SettledToolCall } }): SettledToolCall => event.output;
+/** The transition actions of a cancelled (or aborted) call: it settles with the reason as its error. */
+export const cancelled = { type: "settleWithError", params: ({ event }: { event: { reason: string } }) => ({ error: event.reason }) } as const;
+
+/** A step's actor (`prepareCall`, `executeTool`, `afterToolCall`) failed: XState's error event for it. */
+export interface CallStepError {
+  type: `xstate.error.actor.${string}`;
+  error: unknown;
+}
+
+/** Events a call accepts: its batch's (or the run's) word, and its own steps' failures. */
+export type ToolCallEvent = BatchToToolCallEvent | CallStepError;
+
+/** The call machine's setup: its chart and its regions are built from it. */
+export const toolCallSetup = setup({
+  types: {
+    context: {} as ToolCallContext,
+    input: {} as ToolCallInput,
+    events: {} as ToolCallEvent,
+    emitted: {} as AgentEvent,
+  },
+  actors: {
+    /**
+     * Looks the tool up, applies `prepareArguments`, validates, and asks
+     * `beforeToolCall` (when the run has it). Never rejects for the tool's or
+     * hook's fault: every failure is a settled error result. Stand-in: accepts the raw arguments.
+     */
+    prepareCall: fromPromise<PreparedCall, PrepareCallInput>(async ({ input }) => ({ args: input.toolCall.arguments })),
+    /**
+     * Runs the tool with the call's own signal (aborted when this call stops, and
+     * by the run's abort). Never rejects: a throwing tool resolves to an error
+     * result. Stand-in: an empty success.
+     */
+    executeTool: fromPromise<SettledToolCall, ExecuteToolInput, AgentEvent>(async () => ({ result: { content: [], details: {} }, isError: false })),
+    /** Applies `afterToolCall` overrides. Stand-in: keeps the executed result. */
+    afterToolCall: fromPromise<SettledToolCall, FinalizeToolCallInput>(async ({ input }) => input.executed),
+  },
+  delays: {
+    /** The tool's `timeoutMs` (only `executing.runningWithTimeout` waits on it). */
+    toolTimeout: ({ context }) => context.policy?.timeoutMs ?? 0,
+    /** `retry.backoffMs`, doubled before each further retry. */
+    retryBackoff: ({ context }) => (context.policy?.retry?.backoffMs ?? 0) * 2 ** ((context.attempt ?? 2) - 2),
+  },
+  guards: {
+    isRefused: ({ context }) => context.refusal !== undefined,
+    hasTimeout: ({ context }) => context.policy?.timeoutMs !== undefined,
+    proceedsWithTimeout: ({ context }) => context.proceeds === true && context.policy?.timeoutMs !== undefined,
+    /** The tool threw an error it marks retryable, and its retry policy allows another run. */
+    retries: ({ context }, settled: SettledToolCall) =>
+      settled.retryable === true && context.policy?.retry !== undefined && (context.attempt ?? 1) < context.policy.retry.attempts,
+    settledInPreparation: (_, prepared: PreparedCall) => "settled" in prepared,
+    asksApproval: ({ context }, prepared: PreparedCall) => "args" in prepared && prepared.approval === "ask" && context.preapproved !== true,
+    proceeds: ({ context }) => context.proceeds === true,
+    consultsAfterHook: ({ context }) => context.hooks?.afterToolCall === true,
+    /** `beforeToolCall`, or a tool's `needsApproval` function, may be asynchronous: the prepareCall actor asks them. */
+    preparesAsynchronously: ({ context }) =>
+      context.hookScope !== undefined && (context.hooks?.beforeToolCall === true || context.hooks?.needsApproval === true),
+    hasSettled: ({ context }) => context.settled !== undefined,
+    /** The synchronous preparation asked for approval (the tool's `needsApproval: true`). */
+    waitsForApproval: ({ context }) => context.approval === "asked",
+  },
+  actions: {
+    /**
+     * Preparation without `beforeToolCall` or a `needsApproval` function, which is
+     * synchronous: looks the tool up, applies `prepareArguments` and validates,
+     * recording the arguments (and `approval: "asked"` when the tool's
+     * `needsApproval` is `true` and it was not approved for good) or the call's
+     * error result. Stand-in: accepts the raw arguments.
+     */
+    prepareArguments: assign(({ context }): Partial<ToolCallContext> => ({ args: context.toolCall.arguments })),
+    /** Remembers the batch's go while the call waits for approval: it executes once approved. */
+    proceedWhenPrepared: assign({ proceeds: true }),
+    /** Records what preparation ended with: the arguments, or the result. */
+    acceptPrepared: assign((_, prepared: PreparedCall) => ("settled" in prepared ? { settled: prepared.settled } : { args: prepared.args })),
+    /** Records that the call waits for a decision. */
+    markAsked: assign({ approval: "asked" as const }),
+    /** Records the approval: the call goes on as prepared. */
+    markApproved: assign({ approval: "approved" as const }),
+    /** The call's tool was approved for good: a later request for approval is granted at once. */
+    markPreapproved: assign({ preapproved: true }),
+    settleWithRejection: assign((_, params: { reason: string | undefined }) => ({ settled: rejectedResult(params.reason) })),
+    /** `approval_requested`, emitted by this call's actor as it starts waiting. */
+    announceApprovalRequest: emit(({ context }) => ({
+      type: "approval_requested" as const,
+      toolCallId: context.toolCall.id,
+      toolName: context.toolCall.name,
+      args: context.args,
+    })),
+    /** Records the call's outcome: the executed (or finalized) result. */
+    settle: assign((_, settled: SettledToolCall) => ({ settled })),
+    settleWithRefusal: assign(({ context }) => ({ settled: { result: errorResult(context.refusal ?? ""), isError: true } })),
+    settleTimedOut: assign(({ context }) => ({
+      settled: { result: errorResult(timedOutText(context.toolCall.name, context.policy?.timeoutMs ?? 0)), isError: true },
+    })),
+    countAttempt: assign(({ context }) => ({ attempt: (context.attempt ?? 1) + 1 })),
+    settleWithError: assign((_, params: { error: unknown }) => ({ settled: { result: errorResult(errorText(params.error)), isError: true } })),
+    /** `tool_execution_start`, emitted by this call's actor. */
+    announceStart: emit(({ context }) => ({
+      type: "tool_execution_start" as const,
+      toolCallId: context.toolCall.id,
+      toolName: context.toolCall.name,
+      args: context.toolCall.arguments,
+    })),
+    /** `tool_execution_end` with the settled result, emitted by this call's actor. */
+    announceEnd: emit(({ context }) => {
+      const settled = context.settled ?? missingResult();
+      return {
+        type: "tool_execution_end" as const,
+        toolCallId: context.toolCall.id,
+        toolName: context.toolCall.name,
+        result: settled.result,
+        isError: settled.isError,
+        ...(settled.durationMs === undefined ? {} : { durationMs: settled.durationMs }),
+      };
+    }),
+    reportPrepared: enqueueActions(({ context, enqueue }) => {
+      // An approved call reported on starting to wait.
+      if (!context.reportsPreparation || context.approval === "approved") return;
+      enqueue.sendParent({ type: "tool.prepared", toolCallId: context.toolCall.id, index: context.index } satisfies ToolCallToBatchEvent);
+    }),
+    reportSettled: sendParent(({ context }): ToolCallToBatchEvent => {
+      const settled = context.settled ?? missingResult();
+      return {
+        type: "tool.settled",
+        toolCallId: context.toolCall.id,
+        toolName: context.toolCall.name,
+        index: context.index,
+        result: settled.result,
+        isError: settled.isError,
+        ...(settled.rejected !== undefined ? { rejected: settled.rejected } : {}),
+        ...(settled.durationMs === undefined ? {} : { durationMs: settled.durationMs }),
+      };
+    }),
+  },
+});

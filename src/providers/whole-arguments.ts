@@ -1,0 +1,61 @@
+/**
+ * Only whole calls run: the arguments a stream delivers for a tool call (`toolcall_delta`
+ * pieces) must add up to complete JSON. Partial-JSON repair (src/providers/partial-json.ts)
+ * serves the live preview while a call streams; it never decides what runs. A call whose
+ * pieces do not parse — cut off mid-string, or invalid — is marked with `argumentsError`
+ * on the final message, whatever the stop reason, and the tool path refuses it
+ * (src/actors/tool-call-actors.ts).
+ */
+import type { AssistantMessage, AssistantMessageEvent } from "../llm-types.js";
+
+/** How much of the offending arguments the error quotes (their end, where a cut shows). */
+export const ARGUMENTS_QUOTE_CHARS = 120;
+
+/** Collects each tool call's streamed argument pieces and marks the calls whose pieces are not complete JSON. */
+export interface WholeArgumentsCheck {
+  /** Notes one stream event (`toolcall_start` / `toolcall_delta`); others are ignored. */
+  observe(event: AssistantMessageEvent): void;
+  /** The final message with `argumentsError` on every call whose streamed arguments are not a complete JSON object (the others unchanged). */
+  mark(message: AssistantMessage): AssistantMessage;
+}
+
+/** Why `text` is not a whole JSON object, or undefined when it is one. */
+export function wholeArgumentsError(text: string): string | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const quoted = text.length > ARGUMENTS_QUOTE_CHARS ? `…${text.slice(-ARGUMENTS_QUOTE_CHARS)}` : text;
+    return `the arguments are not complete JSON (cut off or invalid: ${(error as Error).message}); they ended: ${quoted}`;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return `the arguments are JSON but not an object: ${text.slice(0, ARGUMENTS_QUOTE_CHARS)}`;
+  return undefined;
+}
+
+/** Creates a check for one response. */
+export function createWholeArgumentsCheck(): WholeArgumentsCheck {
+  const pieces = new Map<number, string[]>();
+  return {
+    observe(event) {
+      if (event.type === "toolcall_start") pieces.set(event.contentIndex, []);
+      else if (event.type === "toolcall_delta") {
+        const list = pieces.get(event.contentIndex);
+        if (list) list.push(event.delta);
+        else pieces.set(event.contentIndex, [event.delta]);
+      }
+    },
+    mark(message) {
+      let marked: AssistantMessage["content"] | undefined;
+      message.content.forEach((block, index) => {
+        const streamed = pieces.get(index);
+        // A call delivered whole (no pieces) was parsed by the provider itself.
+        if (block.type !== "toolCall" || !streamed || streamed.length === 0) return;
+        const error = wholeArgumentsError(streamed.join(""));
+        if (error === undefined) return;
+        marked ??= [...message.content];
+        marked[index] = { ...block, argumentsError: error };
+      });
+      return marked ? { ...message, content: marked } : message;
+    },
+  };
+}
