@@ -77,48 +77,48 @@ function viewOf(state: LoopWorldState): ReachableState {
   return { loop: state.loop, batches: state.batches, calls: state.calls };
 }
 
-interface SearchOutcome {
-  found?: string[];
-  states: number;
-  bounded: boolean;
+/** One configuration's breadth-first search, advanced a layer at a time. */
+interface Search {
+  configuration: string;
+  world: LoopWorld;
+  seen: Set<string>;
+  layer: { state: LoopWorldState; path: string[] }[];
 }
 
-/** Breadth-first search of one world for `matches`, within `maxDepth` and `limit`. */
-function search(world: LoopWorld, matches: (state: ReachableState) => boolean, turns: number, maxDepth: number, limit: number): SearchOutcome {
-  const seen = new Set<string>([world.serialize(world.initial)]);
-  let layer: { state: LoopWorldState; path: string[] }[] = [{ state: world.initial, path: [] }];
-  let bounded = false;
-  for (let depth = 0; layer.length > 0; depth += 1) {
-    const next: typeof layer = [];
-    for (const { state, path } of layer) {
-      if (matches(viewOf(state))) return { found: path, states: seen.size, bounded };
-      if (state.status !== "active" || state.monitor.turns > turns) continue;
-      if (depth >= maxDepth) {
-        bounded = true;
-        continue;
+/**
+ * Advances `search` by one layer: returns the path to the first state of the current layer
+ * that `matches`, else replaces the layer with the states one event further on (within
+ * `limit` states; `bounded` notes a cut).
+ */
+function advance(search: Search, matches: (state: ReachableState) => boolean, turns: number, limit: number, bounded: { value: boolean }): string[] | undefined {
+  const next: Search["layer"] = [];
+  for (const { state, path } of search.layer) {
+    if (matches(viewOf(state))) return path;
+    if (state.status !== "active" || state.monitor.turns > turns) continue;
+    for (const event of search.world.events(state)) {
+      const after = search.world.next(state, event);
+      // Tested before it is merged with a known state: the world's state key abstracts data
+      // a target may read (an exit reason, a context field).
+      if (matches(viewOf(after))) return [...path, event.type];
+      const key = search.world.serialize(after);
+      if (search.seen.has(key)) continue;
+      if (search.seen.size >= limit) {
+        bounded.value = true;
+        break;
       }
-      for (const event of world.events(state)) {
-        const after = world.next(state, event);
-        const key = world.serialize(after);
-        if (seen.has(key)) continue;
-        if (seen.size >= limit) {
-          bounded = true;
-          break;
-        }
-        seen.add(key);
-        next.push({ state: after, path: [...path, event.type] });
-      }
+      search.seen.add(key);
+      next.push({ state: after, path: [...path, event.type] });
     }
-    layer = next;
   }
-  return { states: seen.size, bounded };
+  search.layer = next;
+  return undefined;
 }
 
 /**
  * Can a run of `machine` (an agent loop machine, e.g. `agentLoopMachine` or a `provide`d
- * variant) reach `target`? Searches each configuration in turn and answers with the first
- * witness found (the shortest within its configuration), or `reachable: false` when no
- * configuration reaches it within the bounds (`bounded` says whether a bound was hit).
+ * variant) reach `target`? Searches every configuration breadth first, a layer of each in
+ * turn, so the witness is a shortest one over all of them; answers `reachable: false` when
+ * none reaches it within the bounds (`bounded` says whether a bound cut the search).
  * Throws when a configuration's machine cannot start.
  *
  * @example
@@ -128,17 +128,29 @@ function search(world: LoopWorld, matches: (state: ReachableState) => boolean, t
 export function canReach(machine: AnyStateMachine, target: ReachTarget, options: ReachOptions = {}): Reachability {
   const turns = options.turns ?? DEFAULT_MODEL_CHECK_TURNS;
   const maxCalls = options.maxCalls ?? DEFAULT_MODEL_CHECK_MAX_CALLS;
+  const maxDepth = options.maxDepth ?? DEFAULT_REACH_DEPTH;
+  const limit = options.limit ?? DEFAULT_REACH_STATE_LIMIT;
   const configurations = options.configurations ?? defaultModelCheckConfigurations(turns, maxCalls);
   const matches = matcherOf(target);
-  let states = 0;
-  let bounded = false;
-  for (const { configuration, world } of createConfiguredWorlds(machine, { configurations, maxCalls }).each()) {
-    const outcome = search(world, matches, turns, options.maxDepth ?? DEFAULT_REACH_DEPTH, options.limit ?? DEFAULT_REACH_STATE_LIMIT);
-    states += outcome.states;
-    bounded ||= outcome.bounded;
-    if (outcome.found) return { reachable: true, path: outcome.found, configuration: configuration.name, states, bounded };
+  const searches: Search[] = [...createConfiguredWorlds(machine, { configurations, maxCalls }).each()].map(({ configuration, world }) => ({
+    configuration: configuration.name,
+    world,
+    seen: new Set([world.serialize(world.initial)]),
+    layer: [{ state: world.initial, path: [] }],
+  }));
+  const bounded = { value: false };
+  const states = () => searches.reduce((sum, search) => sum + search.seen.size, 0);
+  for (let depth = 0; searches.some((search) => search.layer.length > 0); depth += 1) {
+    if (depth > maxDepth) {
+      bounded.value = true;
+      break;
+    }
+    for (const search of searches) {
+      const found = advance(search, matches, turns, limit, bounded);
+      if (found) return { reachable: true, path: found, configuration: search.configuration, states: states(), bounded: bounded.value };
+    }
   }
-  return { reachable: false, path: [], states, bounded };
+  return { reachable: false, path: [], states: states(), bounded: bounded.value };
 }
 
 /** Options of {@link explorePaths}. */

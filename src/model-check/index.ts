@@ -29,3 +29,15 @@ export {
   type TraceVerification,
   type VerifyTraceOptions,
 } from "./verify-trace.js";
+export {
+  DEFAULT_REACH_DEPTH,
+  DEFAULT_REACH_STATE_LIMIT,
+  canReach,
+  explorePaths,
+  type ExploredPath,
+  type ExplorePathsOptions,
+  type Reachability,
+  type ReachableState,
+  type ReachOptions,
+  type ReachTarget,
+} from "./can-reach.js";

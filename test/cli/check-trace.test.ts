@@ -59,3 +59,29 @@ describe("loopchart check-trace", { timeout: 120_000 }, () => {
     expect(help.stdout).toContain("Usage: loopchart check-trace");
   });
 });
+
+describe("loopchart check reach", { timeout: 180_000 }, () => {
+  it("should print a witness for a state a call waits in, and for an exit reason", async () => {
+    const approval = await runCli(["check", "reach", "awaitingApproval"]);
+    expect(approval.code, approval.stderr).toBe(0);
+    expect(approval.stdout).toMatch(/^state awaitingApproval is reachable in (\d+) steps \(configuration: [^)]*approvals[^)]*\):\n( {2}\d+\. .+\n)+$/);
+    const steps = Number(/in (\d+) steps/.exec(approval.stdout)?.[1]);
+    expect(approval.stdout.trim().split("\n")).toHaveLength(steps + 1);
+
+    const maxTurns = await runCli(["check", "reach", "--exit", "maxTurns", "--turns", "1"]);
+    expect(maxTurns.code, maxTurns.stderr).toBe(0);
+    expect(maxTurns.stdout).toContain("a run that ends maxTurns is reachable");
+  });
+
+  it("should say a state that no chart has is not reachable (exit 1), and refuse a bad question (exit 2)", async () => {
+    const none = await runCli(["check", "reach", "daydreaming", "--turns", "1", "--max-depth", "4"]);
+    expect(none.code).toBe(1);
+    expect(none.stdout).toMatch(/^state daydreaming is not reachable/);
+    const bad = await runCli(["check", "reach", "--exit", "bored"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--exit expects one of");
+    const help = await runCli(["check", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("Usage: loopchart check reach");
+  });
+});
