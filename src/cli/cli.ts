@@ -16,6 +16,8 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   run: async () => (await import("./run-command.js")).runCommand,
   demo: async () => (await import("./demo-command.js")).demoCommand,
   replay: async () => (await import("./replay-command.js")).replayCommand,
+  "check-trace": async () => (await import("./check-trace-command.js")).checkTraceCommand,
+  check: async () => (await import("./check-reach-command.js")).checkCommand,
   inspect: async () => (await import("./serve-commands.js")).inspectCommand,
   view: async () => (await import("./serve-commands.js")).viewCommand,
   worker: async () => (await import("./dbos-commands.js")).workerCommand,

@@ -12,6 +12,8 @@ Usage:
   loopchart reject <id> <toolCallId>   reject it (--reason "…"), and go on
   loopchart demo [options]             offline demo: the scripted model in a fresh temp workspace
   loopchart replay <trace.jsonl>       re-render a recorded trace in the terminal
+  loopchart check-trace <trace.jsonl>  check that a recorded run is a path of the chart
+  loopchart check reach <statePath>    can a run reach this state? prints a witness (--exit <reason>)
   loopchart view <trace.jsonl>         serve a recorded trace in the offline viewer and open it (--port N, --host H, --no-open); its URL carries a token
   loopchart inspect                    serve the viewer and accept live runs over WebSocket (--port N, --host H); prints URLs with a token
   loopchart worker --database-url <url> --setup <module>  serve a DBOS queue of runs (docs/DBOS.md)

@@ -5,13 +5,11 @@
  * coverage, complete paths and every invariant violation with the shortest path
  * of world events that reaches it.
  */
-import { fromCallback, type AnyStateMachine, type AnyTransitionDefinition } from "xstate";
-import { toolBatchMachine } from "../../machines/tool-batch.machine.js";
-import { toolCallMachine } from "../../machines/tool-call.machine.js";
+import type { AnyStateMachine, AnyTransitionDefinition } from "xstate";
+import { createConfiguredWorlds } from "./configured-worlds.js";
 import { explore } from "./explore.js";
-import { baseLoopInput, createLoopWorld, worldPrepareArguments, SERIAL_TOOL, TOOL, type HookOutcome, type LoopWorldState } from "./loop-world.js";
+import { SERIAL_TOOL, TOOL, type HookOutcome, type LoopWorldState } from "./loop-world.js";
 import { coverageOf } from "./machine-transitions.js";
-import { createStepRecorder } from "./record-step.js";
 import {
   INVARIANTS,
   type ConfigurationReport,
@@ -151,19 +149,6 @@ export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAUL
   ];
 }
 
-/** The state machine `machine` provides as actor `name`, if it is one. */
-function providedMachine(machine: AnyStateMachine, name: string): AnyStateMachine | undefined {
-  const logic = (machine.implementations as { actors?: Record<string, unknown> }).actors?.[name];
-  return typeof logic === "object" && logic !== null && "root" in logic && "provide" in logic ? (logic as AnyStateMachine) : undefined;
-}
-
-/** `machine` with every actor replaced by an inert stand-in, so each child step is an explicit world event. */
-function withStandIns(machine: AnyStateMachine): AnyStateMachine {
-  const names = Object.keys((machine.implementations as { actors?: Record<string, unknown> }).actors ?? {});
-  const idle = fromCallback(() => undefined);
-  return machine.provide({ actors: Object.fromEntries(names.map((name) => [name, idle])) } as never);
-}
-
 /**
  * Model-checks `machine` (an agent loop machine: same events, emitted protocol
  * and named actors as `agentLoopMachine`) and returns the report. Never throws
@@ -179,36 +164,12 @@ export function checkAgentLoop(machine: AnyStateMachine, options: CheckAgentLoop
   const turns = options.turns ?? DEFAULT_MODEL_CHECK_TURNS;
   const maxCalls = options.maxCalls ?? DEFAULT_MODEL_CHECK_MAX_CALLS;
   const configurations = options.configurations ?? defaultModelCheckConfigurations(turns, maxCalls);
-  const explored = withStandIns(machine);
-  // The batch and call machines the loop provides (a seeded fault may live there), unless given.
-  const batch = options.toolBatchMachine ?? providedMachine(machine, "toolBatch") ?? toolBatchMachine;
-  const callMachine = withStandIns(options.toolCallMachine ?? providedMachine(batch, "toolCall") ?? toolCallMachine).provide({
-    actions: { prepareArguments: worldPrepareArguments },
-  } as never);
-  const batchMachine = withStandIns(batch);
-  const recorders = { loop: createStepRecorder(), call: createStepRecorder({ withParent: true }) };
   const taken = { loop: new Set<AnyTransitionDefinition>(), call: new Set<AnyTransitionDefinition>(), batch: new Set<AnyTransitionDefinition>() };
   const violations: ModelCheckViolation[] = [];
   const reports: ConfigurationReport[] = [];
-  for (const configuration of configurations) {
-    const input = { ...baseLoopInput(), ...configuration.input };
-    const world = createLoopWorld(
-      {
-        loop: explored,
-        call: callMachine,
-        batch: batchMachine,
-        recorders,
-        onTransitions: (transitions, of) => transitions.forEach((transition) => taken[of].add(transition)),
-      },
-      input,
-      {
-        maxCalls,
-        ...(configuration.batchFanOut !== undefined ? { batchFanOut: configuration.batchFanOut } : {}),
-        ...(options.hookOutcomes ? { hookOutcomes: options.hookOutcomes } : {}),
-        ...(options.abstractContext ? { abstractContext: options.abstractContext } : {}),
-        ...(configuration.approvals ? { approvals: true } : {}),
-      },
-    );
+  const worlds = createConfiguredWorlds(machine, { ...options, configurations, maxCalls }, (transitions, of) => transitions.forEach((transition) => taken[of].add(transition)));
+  const { explored, callMachine, batchMachine } = worlds;
+  for (const { configuration, world } of worlds.each()) {
     const result = explore<LoopWorldState, ReturnType<typeof world.events>[number]>(
       { ...world, isFrontier: (state) => state.monitor.turns > turns },
       options.limit ?? DEFAULT_MODEL_CHECK_STATE_LIMIT,

@@ -18,3 +18,26 @@ export {
   type ModelCheckReport,
   type ModelCheckViolation,
 } from "./types.js";
+export {
+  DEFAULT_TRACE_MACHINES,
+  formatTraceVerification,
+  parseTraceLines,
+  verifyTrace,
+  verifyTraceLines,
+  type TraceLine,
+  type TraceStepFailure,
+  type TraceVerification,
+  type VerifyTraceOptions,
+} from "./verify-trace.js";
+export {
+  DEFAULT_REACH_DEPTH,
+  DEFAULT_REACH_STATE_LIMIT,
+  canReach,
+  explorePaths,
+  type ExploredPath,
+  type ExplorePathsOptions,
+  type Reachability,
+  type ReachableState,
+  type ReachOptions,
+  type ReachTarget,
+} from "./can-reach.js";
