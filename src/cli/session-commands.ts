@@ -3,7 +3,10 @@
  * `loopchart run --session <id>`, and the `resume` and `sessions` commands.
  */
 import { resolve } from "node:path";
+import { SessionBusyError } from "../errors/session-busy-error.js";
 import { SessionFileError } from "../errors/session-file-error.js";
+import { describeTakeover } from "../sessions/session-lease.js";
+import { createRedactor } from "./redact.js";
 import { SessionVersionError } from "../errors/session-version-error.js";
 import { DEFAULT_SESSION_DIRECTORY, openSessionStore } from "../sessions/open-session-store.js";
 import { hasUnfinishedRun, sessionTranscript } from "../sessions/session-transcript.js";
@@ -24,7 +27,10 @@ import { UsageError } from "./usage-error.js";
 /** Opens the store of `--store` (default `.loopchart/sessions/` in the current directory); a bad spec is a usage error. */
 export async function openCliStore(spec: string | undefined, io: CliIo): Promise<SessionStore> {
   try {
-    return await openSessionStore(spec ?? DEFAULT_SESSION_DIRECTORY, io.cwd);
+    return await openSessionStore(spec ?? DEFAULT_SESSION_DIRECTORY, io.cwd, {
+      redactor: createRedactor({ env: io.env }),
+      warn: (message) => io.stderr.write(`loopchart: warning: ${message}\n`),
+    });
   } catch (error) {
     if (error instanceof TypeError) throw new UsageError(`--store: ${error.message}`);
     throw error;
@@ -33,18 +39,33 @@ export async function openCliStore(spec: string | undefined, io: CliIo): Promise
 
 /**
  * Runs `work`, printing a damaged or other-version session's error (it names the
- * file) and resolving to exit code 1 instead of the CLI's "unexpected failure".
+ * file) and resolving to exit code 1 instead of the CLI's "unexpected failure"; a
+ * session another process holds resolves to exit code 7 with the holder named.
  */
 export async function reportingSessionErrors(io: CliIo, work: () => Promise<number>): Promise<number> {
   try {
     return await work();
   } catch (error) {
+    if (error instanceof SessionBusyError) {
+      io.stderr.write(`loopchart: ${error.message}\n`);
+      return EXIT_CODES.sessionBusy;
+    }
     if (error instanceof SessionFileError || error instanceof SessionVersionError) {
       io.stderr.write(`loopchart: ${error.message}\n`);
       return EXIT_CODES.error;
     }
     throw error;
   }
+}
+
+/**
+ * Makes this process the session's one owner before anything is read or run: takes
+ * its lease (throwing `SessionBusyError` when a live process holds it) and says so
+ * when a dead holder's lease was taken over. `store.close()` releases it.
+ */
+export async function takeSession(store: SessionStore, id: string, io: CliIo): Promise<void> {
+  const lease = await store.acquire(id);
+  if (lease.tookOver) io.stderr.write(`loopchart: ${describeTakeover(id, lease.tookOver)}\n`);
 }
 
 /**
@@ -59,6 +80,7 @@ export async function prepareRunSession(
   io: CliIo,
   storeSpec: string | undefined,
 ): Promise<DurableSessionOptions> {
+  await takeSession(store, id, io);
   const stored = await store.load(id);
   if (stored && hasUnfinishedRun(stored.record)) {
     throw new UsageError(`Session "${id}" has an unfinished run (${stored.record.state}); continue it with ${io.invokedAs} resume ${id}${storeSpec === undefined ? "" : ` --store ${storeSpec}`}.`);
@@ -89,6 +111,7 @@ export async function resumeCommand(args: readonly string[], io: CliIo): Promise
   const store = await openCliStore(typeof values.store === "string" ? values.store : undefined, io);
   try {
     return await reportingSessionErrors(io, async () => {
+      await takeSession(store, id, io);
       const stored = await store.load(id);
       if (!stored) throw new UsageError(`No session "${id}" in ${store.location}. List them with ${io.invokedAs} sessions.`);
       if (!hasUnfinishedRun(stored.record)) {
@@ -190,6 +213,8 @@ async function decideCommand(command: "approve" | "reject", args: readonly strin
   const store = await openCliStore(typeof values.store === "string" ? values.store : undefined, io);
   try {
     return await reportingSessionErrors(io, async () => {
+      // Exactly once: the lease is taken before the waiting call is read, so two answers cannot both send it.
+      await takeSession(store, id, io);
       const stored = await store.load(id);
       if (!stored) throw new UsageError(`No session "${id}" in ${store.location}. List them with ${io.invokedAs} sessions.`);
       const waiting = hasUnfinishedRun(stored.record) ? awaitingCalls(stored.record.snapshot as PersistedLoop) : [];
@@ -233,9 +258,11 @@ export async function sessionsCommand(args: readonly string[], io: CliIo): Promi
         io.stderr.write(`No sessions in ${store.location}. Start one with ${io.invokedAs} run --session <id> "<prompt>".\n`);
         return EXIT_CODES.ok;
       }
-      const rows = [["ID", "STATE", "TURNS", "LAST ACTIVITY"], ...sessions.map((session) => [session.id, session.state, String(session.turns), session.updatedAt])];
+      const rows = [["ID", "STATE", "TURNS", "LAST ACTIVITY"], ...sessions.map((session) => [session.id, session.state, session.state === "broken" ? "-" : String(session.turns), session.updatedAt || "-"])];
       const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
       for (const row of rows) io.stdout.write(`${row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join("  ")}\n`);
+      // A broken session is listed, not fatal: the others stay usable.
+      for (const session of sessions) if (session.problem !== undefined) io.stderr.write(`loopchart: session "${session.id}" cannot be read: ${session.problem}\n`);
       return EXIT_CODES.ok;
     });
   } finally {

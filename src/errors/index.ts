@@ -9,3 +9,5 @@ export { SessionFileError } from "./session-file-error.js";
 export { SessionVersionError } from "./session-version-error.js";
 export { SessionNotFoundError } from "./session-not-found-error.js";
 export { ApprovalError } from "./approval-error.js";
+export { SessionBusyError } from "./session-busy-error.js";
+export { SessionLeaseLostError } from "./session-lease-lost-error.js";
