@@ -1,3 +1,6 @@
+/** The signals the CLI handles: Ctrl-C aborts a run; SIGTERM and SIGHUP suspend a durable one. */
+export type InterruptSignal = "SIGINT" | "SIGTERM" | "SIGHUP";
+
 /** A writable text stream plus what the CLI needs to know about the terminal behind it. */
 export interface CliOutput {
   write(chunk: string): unknown;
@@ -22,8 +25,9 @@ export interface CliIo {
   /** How the user can invoke this CLI again, e.g. `loopchart` or `node dist/src/cli/main.js`. */
   invokedAs: string;
   /**
-   * Registers a handler for Ctrl-C (SIGINT) and SIGTERM; returns a function that
-   * removes it. While a handler is registered, the signal does not kill the process.
+   * Registers a handler for Ctrl-C (SIGINT), SIGTERM and SIGHUP, told which one came;
+   * returns a function that removes it. While a handler is registered, the signal
+   * does not kill the process.
    */
-  onInterrupt(handler: () => void): () => void;
+  onInterrupt(handler: (signal: InterruptSignal) => void): () => void;
 }

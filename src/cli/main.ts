@@ -15,11 +15,11 @@ const io: CliIo = {
   cwd: process.cwd(),
   invokedAs: invokedAs({ script: process.argv[1], env: process.env, cwd: process.cwd() }),
   onInterrupt(handler) {
-    process.on("SIGINT", handler);
-    process.on("SIGTERM", handler);
+    const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+    const listeners = signals.map((signal) => [signal, () => handler(signal)] as const);
+    for (const [signal, listener] of listeners) process.on(signal, listener);
     return () => {
-      process.off("SIGINT", handler);
-      process.off("SIGTERM", handler);
+      for (const [signal, listener] of listeners) process.off(signal, listener);
     };
   },
 };

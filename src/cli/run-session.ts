@@ -6,6 +6,7 @@ import type { AgentContext, AgentEvent, AgentLoopConfig, AgentMessage, AgentTool
 import { EventStream } from "../event-stream.js";
 import { runDurably } from "../sessions/durable-run.js";
 import type { SessionRecord, SessionStore } from "../sessions/session-store.js";
+import type { SessionRecorder } from "../sessions/session-recorder.js";
 import type { CliIo } from "./cli-io.js";
 import type { EventRenderer } from "./event-renderer.js";
 import { EXIT_CODES, exitCodeFor } from "./exit-codes.js";
@@ -113,12 +114,27 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
     forceEnd = () => resolve("forced");
   });
   let graceTimer: ReturnType<typeof setTimeout> | undefined;
-  const removeInterrupt = io.onInterrupt(() => {
-    if (controller.signal.aborted) {
+  /** SIGTERM or SIGHUP, once one came: the run ends with its exit code. */
+  let stopSignal: "SIGTERM" | "SIGHUP" | undefined;
+  let recorder: SessionRecorder | undefined;
+  let suspended: Promise<void> | undefined;
+  const removeInterrupt = io.onInterrupt((signal = "SIGINT") => {
+    if (controller.signal.aborted || suspended) {
       forceEnd();
       return;
     }
-    renderer.notice("Interrupted: aborting the run (Ctrl-C again to quit at once)…");
+    if (signal !== "SIGINT") stopSignal = signal;
+    if (signal !== "SIGINT" && options.durable && recorder) {
+      // Suspend: save the run as it is, record nothing after, then stop its work; resume continues it.
+      renderer.notice(`${signal}: saving the session "${options.durable.id}" to resume, then stopping…`);
+      suspended = recorder.suspend();
+      void suspended.finally(() => {
+        controller.abort();
+        graceTimer = setTimeout(forceEnd, ABORT_GRACE_MS);
+      }).catch(() => {});
+      return;
+    }
+    renderer.notice(signal === "SIGINT" ? "Interrupted: aborting the run (Ctrl-C again to quit at once)…" : `${signal}: aborting the run…`);
     controller.abort();
     graceTimer = setTimeout(forceEnd, ABORT_GRACE_MS);
   });
@@ -168,6 +184,7 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
         systemPrompt: options.systemPrompt,
         model: resolved.model,
         onActor: (started) => (actor = started),
+        onRecorder: (started) => (recorder = started),
         onStarted: () => queueMicrotask(() => decisions.forEach((decision) => actor?.send(decision))),
         // Without a terminal, stop once the wait for a decision is on disk and nothing else runs.
         onSaved: (record) => {
@@ -225,14 +242,20 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
     // Quitting at once leaves a durable session as its last save had it (resumable).
     const durableFailure = forcedOut || pendingApproval ? undefined : await durableEnd;
     if (durableFailure !== undefined) failure = `the session could not be saved: ${durableFailure}`;
-    if (pendingApproval) exitCode = EXIT_CODES.approvalPending;
+    const suspendFailure = suspended ? await suspended.then(() => undefined, (error: unknown) => (error instanceof Error ? error.message : String(error))) : undefined;
+    if (suspendFailure !== undefined) failure = `the session could not be saved: ${suspendFailure}`;
+    if (suspended && suspendFailure === undefined && options.durable) {
+      renderer.notice(`The session "${options.durable.id}" is saved; continue it with: ${io.invokedAs} resume ${options.durable.id}${options.durable.storeArgs ?? ""}`);
+    }
+    if (stopSignal !== undefined && !pendingApproval) exitCode = stopSignal === "SIGTERM" ? EXIT_CODES.terminated : EXIT_CODES.hangup;
+    else if (pendingApproval) exitCode = EXIT_CODES.approvalPending;
     else if (stats.exitReason !== undefined) exitCode = durableFailure === undefined ? exitCodeFor(stats.exitReason) : EXIT_CODES.error;
     else if (controller.signal.aborted) exitCode = EXIT_CODES.aborted;
     else if (!ended) failure ??= "the run ended without an agent_end event";
     else exitCode = stats.lastError === undefined ? EXIT_CODES.ok : EXIT_CODES.error;
   } catch (error) {
     failure = error instanceof Error ? error.message : String(error);
-    exitCode = controller.signal.aborted ? EXIT_CODES.aborted : EXIT_CODES.error;
+    exitCode = stopSignal === "SIGTERM" ? EXIT_CODES.terminated : stopSignal === "SIGHUP" ? EXIT_CODES.hangup : controller.signal.aborted ? EXIT_CODES.aborted : EXIT_CODES.error;
   } finally {
     if (graceTimer !== undefined) clearTimeout(graceTimer);
     removeInterrupt();
@@ -267,6 +290,7 @@ function startDurable(
     systemPrompt: string;
     model: Model;
     onActor: (actor: AgentLoopActor) => void;
+    onRecorder: (recorder: SessionRecorder) => void;
     onStarted: () => void;
     onSaved: (record: SessionRecord) => void;
   },
@@ -287,6 +311,7 @@ function startDurable(
     agent: { systemPrompt: run.systemPrompt, model: run.model, thinkingLevel: run.config.thinkingLevel ?? "off" },
     meta: durable.meta,
     onActor: run.onActor,
+    onRecorder: run.onRecorder,
     onStarted: run.onStarted,
     onSaved: run.onSaved,
   }).then(

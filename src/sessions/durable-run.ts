@@ -34,6 +34,8 @@ export interface DurableRunOptions {
   onActor?: (actor: AgentLoopActor) => void;
   /** Called after each save landed, with the record saved (e.g. to exit once a wait for approval is durable). */
   onSaved?: (record: SessionRecord) => void;
+  /** Receives the run's recorder before the loop starts (to `suspend()` it on SIGTERM). */
+  onRecorder?: (recorder: SessionRecorder) => void;
 }
 
 /**
@@ -93,6 +95,7 @@ async function runOwned(options: DurableRunOptions): Promise<AgentMessage[]> {
     startedBefore: new Set((stored?.startedCalls ?? []).filter((key) => key.startsWith(`${run}:`))),
     ...(options.onSaved ? { onSaved: options.onSaved } : {}),
   });
+  options.onRecorder?.(recorder);
   let started = false;
   const userInspect = options.config.inspect;
   const inspect = (event: InspectionEvent) => {

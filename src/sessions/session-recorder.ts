@@ -117,6 +117,7 @@ export class SessionRecorder {
   private pending: PersistedLoop | undefined;
   private logged: number;
   private failure: { error: unknown } | undefined;
+  private suspended = false;
 
   constructor(options: RecorderOptions) {
     this.options = options;
@@ -148,22 +149,35 @@ export class SessionRecorder {
     return this.options.startedBefore.has(key);
   }
 
-  /** Saves a snapshot of the loop now, then records that the call of `key` starts; resolves once both are durable. */
+  /** Saves a snapshot of the loop now, then records that the call of `key` starts; resolves once both are durable. Rejects once suspended: the call must not start. */
   callStarting(key: string): Promise<void> {
+    if (this.suspended) return Promise.reject(new Error("The run is being suspended; the call was not started."));
     this.capture();
     return this.enqueue(() => this.options.store.recordCallStart(this.options.sessionId, key));
   }
 
-  /** Saves the loop's final snapshot; resolves once every write is done, rejects with the first write failure. */
+  /** Saves the loop's final snapshot (none once suspended); resolves once every write is done, rejects with the first write failure. */
   async finish(): Promise<void> {
     this.capture();
     await this.queue;
     if (this.failure) throw this.failure.error;
   }
 
+  /**
+   * Suspends the session (SIGTERM): saves the loop as it is now and records nothing
+   * after, so the run can then be aborted and the session stays as a crash would
+   * leave it, resumable. Resolves once the save is durable; rejects with a write failure.
+   */
+  async suspend(): Promise<void> {
+    this.capture();
+    this.suspended = true;
+    await this.queue;
+    if (this.failure) throw this.failure.error;
+  }
+
   private capture(): void {
     const root = this.root;
-    if (!root) return;
+    if (!root || this.suspended) return;
     const snapshot = root.getPersistedSnapshot() as PersistedLoop;
     const queued = this.pending !== undefined;
     this.pending = snapshot;
