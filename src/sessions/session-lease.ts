@@ -41,10 +41,20 @@ export interface LeaseTiming {
 /** A heartbeat every 5 s; taken over after 30 s of silence (six missed heartbeats). */
 export const DEFAULT_LEASE_TIMING: LeaseTiming = { heartbeatMs: 5_000, staleMs: 30_000 };
 
-/** A new holder record for this process. */
+/** Tokens of the leases this process holds now: a lease with this pid but another token is left from an earlier process. */
+const heldHere = new Set<string>();
+
+/** A new holder record for this process; its token counts as held here until {@link forgetHolder}. */
 export function newHolder(now: Date = new Date()): LeaseHolder {
   const at = now.toISOString();
-  return { pid: process.pid, host: hostname(), startedAt: at, heartbeatAt: at, token: randomUUID() };
+  const holder = { pid: process.pid, host: hostname(), startedAt: at, heartbeatAt: at, token: randomUUID() };
+  heldHere.add(holder.token);
+  return holder;
+}
+
+/** Marks a holder's lease as no longer held by this process (released or never taken). */
+export function forgetHolder(holder: LeaseHolder): void {
+  heldHere.delete(holder.token);
 }
 
 /** Whether a process of this pid exists on this host (EPERM: it exists but is not ours). */
@@ -64,7 +74,7 @@ function pidAlive(pid: number): boolean {
  */
 export function staleReason(holder: LeaseHolder, staleMs: number, now: number = Date.now()): string | undefined {
   if (holder.host === hostname()) {
-    if (holder.pid === process.pid) return `pid ${holder.pid} is this process, so the lease is left from an earlier process`;
+    if (holder.pid === process.pid) return heldHere.has(holder.token) ? undefined : `pid ${holder.pid} is this process, so the lease is left from an earlier process`;
     if (!pidAlive(holder.pid)) return `its process (pid ${holder.pid}) is gone`;
   }
   const silent = now - Date.parse(holder.heartbeatAt);

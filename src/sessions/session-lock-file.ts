@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { SessionBusyError } from "../errors/session-busy-error.js";
 import { SessionLeaseLostError } from "../errors/session-lease-lost-error.js";
 import { readIfExists, SESSION_FILE_MODE, syncDirectory, writeAll, type SessionFileHandle, type SessionFileSystem } from "./durable-files.js";
-import { asHolder, newHolder, staleReason, type LeaseHolder, type LeaseTiming, type SessionLease } from "./session-lease.js";
+import { asHolder, forgetHolder, newHolder, staleReason, type LeaseHolder, type LeaseTiming, type SessionLease } from "./session-lease.js";
 
 /** The lock file's name in a session's directory. */
 export const LOCK_FILE = "owner.lock";
@@ -94,7 +94,11 @@ export class SessionLockFile implements SessionLease {
     let lastHolder: LeaseHolder | undefined;
     for (let attempt = 0; attempt < ACQUIRE_ATTEMPTS; attempt++) {
       const holder = newHolder();
-      const created = await createLock(fs, path, holder);
+      const created = await createLock(fs, path, holder).catch((error: unknown) => {
+        forgetHolder(holder);
+        throw error;
+      });
+      if (!created) forgetHolder(holder);
       if (created) {
         await syncDirectory(fs, dir);
         return new SessionLockFile({ fs, path, sessionId, holder, handle: created, heartbeatMs: timing.heartbeatMs, ...(tookOver ? { tookOver } : {}) });
@@ -129,6 +133,7 @@ export class SessionLockFile implements SessionLease {
     const handle = this.handle;
     if (!handle) return;
     this.handle = undefined;
+    forgetHolder(this.holder);
     try {
       const state = await readLock(this.fs, this.path);
       if (state.present && state.holder?.token === this.holder.token) await this.fs.unlink(this.path);

@@ -13,7 +13,7 @@ import type { AgentMessage } from "../types.js";
 import { SESSION_DIRECTORY_MODE, SESSION_FILE_MODE } from "./durable-files.js";
 import { defaultRecordRedactor, type RecordRedactor } from "./record-redactor.js";
 import { checkLogEntry, checkRecord, parseStoredJson } from "./session-record.js";
-import { asHolder, DEFAULT_LEASE_TIMING, newHolder, staleReason, type LeaseHolder, type LeaseTiming, type SessionLease } from "./session-lease.js";
+import { asHolder, DEFAULT_LEASE_TIMING, forgetHolder, newHolder, staleReason, type LeaseHolder, type LeaseTiming, type SessionLease } from "./session-lease.js";
 import {
   assertSessionId,
   SESSION_FORMAT,
@@ -160,7 +160,10 @@ export class SqliteSessionStore implements SessionStore {
           const current = this.leaseHolder(id);
           if (current) {
             const reason = staleReason(current, this.timing.staleMs);
-            if (reason === undefined) throw new SessionBusyError(id, current);
+            if (reason === undefined) {
+              forgetHolder(holder);
+              throw new SessionBusyError(id, current);
+            }
             tookOver = { holder: current, reason };
           }
           this.db
@@ -202,6 +205,7 @@ export class SqliteSessionStore implements SessionStore {
   /** Deletes the lease's row if it is still this lease's. */
   releaseLease(lease: SqliteLease): void {
     if (this.leases.get(lease.sessionId) === lease) this.leases.delete(lease.sessionId);
+    forgetHolder(lease.holder);
     if (this.db.open) this.db.prepare("DELETE FROM loopchart_leases WHERE session = ? AND token = ?").run(lease.sessionId, lease.holder.token);
   }
 
