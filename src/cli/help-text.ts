@@ -90,6 +90,9 @@ Options:
       --needs-approval <list>  Tools whose every call waits for a decision: asked y/n/always on a
                                terminal; without one the run exits with code 4 (the session, if any,
                                waits for loopchart approve|reject).  e.g. --needs-approval bash,write
+      --tool-env-keep <list>   bash commands get this process's environment without the provider key
+                               variables (every *_API_KEY); keep the ones named here.
+                               e.g. --tool-env-keep OPENAI_API_KEY
       --remote                 Queue the run on DBOS (needs --database-url <postgres-url> or
                                DBOS_SYSTEM_DATABASE_URL) and show it as a worker runs it; the
                                worker's --setup module picks model, tools and limits. Also takes

@@ -17,7 +17,7 @@ import { APPROVE_HELP, REJECT_HELP, RESUME_HELP, SESSIONS_HELP } from "./help-te
 import type { ApprovalDecision } from "./approval-prompt.js";
 import { awaitingCalls, type PersistedLoop } from "../sessions/session-recorder.js";
 import { parseOptions } from "./parse-options.js";
-import { prepareOutputPath } from "./prepare-output-path.js";
+import { PRIVATE_DIRECTORY_MODE, prepareOutputPath } from "./prepare-output-path.js";
 import { resolveModel } from "./resolve-model.js";
 import { createTools, requireApproval } from "./resolve-tools.js";
 import type { DurableSessionOptions } from "./run-session.js";
@@ -138,9 +138,9 @@ async function continueStored(options: {
   const { io, store, stored, id, values } = options;
   const meta = readCliMeta(stored.record.meta, id);
   const resolved = await resolveModel({ spec: meta.model, baseUrl: meta.baseUrl, env: io.env, cwd: io.cwd });
-  const tools = requireApproval(await createTools(meta.tools, meta.cwd), meta.needsApproval ?? []);
+  const tools = requireApproval(await createTools(meta.tools, meta.cwd, meta.toolEnvKeep ?? []), meta.needsApproval ?? []);
   const tracePath = typeof values.trace === "string" ? resolve(io.cwd, values.trace) : undefined;
-  if (tracePath !== undefined) prepareOutputPath("--trace", tracePath);
+  if (tracePath !== undefined) prepareOutputPath("--trace", tracePath, PRIVATE_DIRECTORY_MODE);
   const { runSession } = await import("./run-session.js");
   const outcome = await runSession({
     io,
