@@ -15,6 +15,7 @@ import { appendAll, nodeSessionFileSystem, readIfExists, replaceFile, SESSION_DI
 import { readJsonl, repairTornTail } from "./jsonl-log.js";
 import { defaultRecordRedactor, type RecordRedactor } from "./record-redactor.js";
 import { checkLogEntry, checkRecord, parseStoredJson } from "./session-record.js";
+import { expandSnapshot } from "./shared-messages.js";
 import { DEFAULT_LEASE_TIMING, staleReason, type LeaseTiming, type SessionLease } from "./session-lease.js";
 import { LOCK_FILE, readLock, SessionLockFile } from "./session-lock-file.js";
 import { assertSessionId, type SessionSave, type SessionStore, type SessionSummary, type StoredSession } from "./session-store.js";
@@ -96,6 +97,7 @@ export class JsonlSessionStore implements SessionStore {
     const text = await readIfExists(this.fs, recordPath);
     if (text === undefined) return undefined;
     const record = checkRecord(parseStoredJson(text, { path: recordPath }), { path: recordPath }, id);
+    expandSnapshot(record.snapshot);
     const messagesPath = join(dir, MESSAGES_FILE);
     const messageLines = await readJsonl(this.fs, messagesPath);
     // A torn last entry is one the snapshot already holds (the record is saved before the log), unless the snapshot is shorter.

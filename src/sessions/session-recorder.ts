@@ -12,6 +12,7 @@ import { callIdOfSystemId } from "../../machines/events.js";
 import type { AgentLoopOutput } from "../../machines/agent-loop.machine.js";
 import { rawInspectionEvent } from "../inspection/raw-inspection-event.js";
 import type { ExitReason } from "../types.js";
+import { compactSnapshot } from "./shared-messages.js";
 import { callKey, type SessionRecord, type SessionState, type SessionStore } from "./session-store.js";
 
 /** The parts of a persisted loop snapshot the recorder reads. */
@@ -214,7 +215,7 @@ export class SessionRecorder {
       turns: turnsBefore + (snapshot.context?.turn ?? 0),
       ...(exitReason === undefined ? {} : { exitReason }),
       ...(errorMessage === undefined ? {} : { errorMessage }),
-      snapshot,
+      snapshot: compactSnapshot(snapshot),
     };
     await store.save(sessionId, { record, firstIndex: this.logged, messages: added });
     this.logged += added.length;

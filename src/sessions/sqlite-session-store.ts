@@ -13,6 +13,7 @@ import type { AgentMessage } from "../types.js";
 import { SESSION_DIRECTORY_MODE, SESSION_FILE_MODE } from "./durable-files.js";
 import { defaultRecordRedactor, type RecordRedactor } from "./record-redactor.js";
 import { checkLogEntry, checkRecord, parseStoredJson } from "./session-record.js";
+import { expandSnapshot } from "./shared-messages.js";
 import { asHolder, DEFAULT_LEASE_TIMING, forgetHolder, newHolder, staleReason, type LeaseHolder, type LeaseTiming, type SessionLease } from "./session-lease.js";
 import {
   assertSessionId,
@@ -241,6 +242,7 @@ export class SqliteSessionStore implements SessionStore {
       if (!row) return undefined;
       const where = { path: `${this.location} (session ${id})` };
       const record = checkRecord(parseStoredJson(row.record, where), where, id);
+      expandSnapshot(record.snapshot);
       const rows = this.db.prepare("SELECT i, message FROM loopchart_messages WHERE session = ? ORDER BY i").all(id) as { i: number; message: string }[];
       const messages: AgentMessage[] = rows.map((entry, index) => {
         const at = { path: `${this.location} (session ${id}, message ${entry.i})` };
