@@ -104,8 +104,11 @@ Options:
 Environment: OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENAI_BASE_URL (openai, openai-compatible),
 ANTHROPIC_BASE_URL (anthropic), NO_COLOR (no colours).
 Ctrl-C aborts the run: running tools are killed, the trace is flushed, exit code 130.
+SIGTERM (SIGHUP) saves a --session run for loopchart resume and exits 143 (129); without
+--session it aborts the run, exit code 143 (129).
 Exit codes: 0 completed/terminated/stopped, 1 error, 2 usage, 3 max turns, 4 approval pending
-(no terminal to ask on: the session waits for loopchart approve|reject), 5 budget, 6 invalid calls, 130 aborted.
+(no terminal to ask on: the session waits for loopchart approve|reject), 5 budget, 6 invalid calls,
+7 session busy (another live process runs it), 129 SIGHUP, 130 aborted, 143 SIGTERM.
 
 Examples:
   loopchart run --model scripted/demo --cwd "$(mktemp -d)" "Tidy up this workspace"
@@ -177,7 +180,8 @@ export const SESSIONS_HELP = `Usage: loopchart sessions [options]
 
 Lists the stored sessions, most recently active first: id, state (running, awaiting
 approval, done, failed), turns, and the time of the last save. "running" after the
-process is gone means the run was cut off: loopchart resume <id> continues it.
+process is gone means the run was cut off: loopchart resume <id> continues it. A session
+that cannot be read is listed as "broken" (the reason goes to stderr); the exit code stays 0.
 
 Options:
       --store <dir | sqlite:<file>>  Where sessions live. Default: .loopchart/sessions/
