@@ -44,7 +44,8 @@ export async function readLock(fs: SessionFileSystem, path: string): Promise<Loc
     } catch {
       holder = undefined;
     }
-    if (holder || attempt >= UNREADABLE_RETRIES) {
+    if (holder) return { present: true, holder, mtimeMs: Date.parse(holder.heartbeatAt) };
+    if (attempt >= UNREADABLE_RETRIES) {
       const mtimeMs = await fs.stat(path).then((s) => s.mtimeMs, () => Date.now());
       return { present: true, holder, mtimeMs };
     }
