@@ -141,6 +141,45 @@ describe("the JSONL lock file", () => {
     expect(existsSync(path)).toBe(false);
   });
 
+  it("should wait out a lock file still being written, and take over one left empty for longer than the timeout", async () => {
+    const { mkdirSync, utimesSync } = await import("node:fs");
+    const location = STORE_KINDS[0]!.freshLocation();
+    const path = join(location, "s1", "owner.lock");
+    mkdirSync(join(location, "s1"), { recursive: true });
+    writeFileSync(path, "");
+    const timing: LeaseTiming = { heartbeatMs: 3_600_000, staleMs: 5_000 };
+    const refused = await new JsonlSessionStore(location, { lease: timing }).acquire("s1").catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SessionBusyError);
+    expect((refused as Error).message).toContain("in use by another process (its lock is being written)");
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(path, old, old);
+    const store = new JsonlSessionStore(location, { lease: timing });
+    const lease = await store.acquire("s1");
+    expect(lease.tookOver?.reason).toBe("its lock file is unreadable and untouched for longer than the lease timeout");
+    await store.close();
+  });
+
+  it("should clear a takeover guard left by a process that died taking over, then take the dead lock over", async () => {
+    const { utimesSync } = await import("node:fs");
+    const location = STORE_KINDS[0]!.freshLocation();
+    const timing: LeaseTiming = { heartbeatMs: 3_600_000, staleMs: 5_000 };
+    await new JsonlSessionStore(location, { lease: timing }).acquire("s1");
+    await editHolder(STORE_KINDS[0]!, location, "s1", { pid: deadPid() });
+    const guard = join(location, "s1", "owner.lock.takeover");
+    writeFileSync(guard, "");
+    const fresh = new JsonlSessionStore(location, { lease: timing });
+    // A guard of a takeover under way is respected…
+    await expect(fresh.acquire("s1")).rejects.toBeInstanceOf(SessionBusyError);
+    // …one older than the timeout is a dead taker's, cleared.
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(guard, old, old);
+    const lease = await fresh.acquire("s1");
+    expect(lease.tookOver?.reason).toMatch(/^its process \(pid \d+\) is gone$/);
+    const { existsSync } = await import("node:fs");
+    expect(existsSync(guard)).toBe(false);
+    await fresh.close();
+  });
+
   it("should let exactly one of many stores take over one dead lock", async () => {
     const location = STORE_KINDS[0]!.freshLocation();
     const dead = new JsonlSessionStore(location, { lease: QUIET });
