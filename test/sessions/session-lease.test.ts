@@ -9,12 +9,14 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { Agent } from "../../src/agent.js";
 import { SessionBusyError } from "../../src/errors/session-busy-error.js";
 import { SessionLeaseLostError } from "../../src/errors/session-lease-lost-error.js";
 import { JsonlSessionStore } from "../../src/sessions/jsonl-session-store.js";
 import { openSqliteSessionStore } from "../../src/sessions/sqlite-session-store.js";
 import type { LeaseTiming } from "../../src/sessions/session-lease.js";
 import type { SessionStore } from "../../src/sessions/session-store.js";
+import { mockStream, testModel } from "../helpers/mock-stream.js";
 import { sampleRecord, STORE_KINDS } from "./store-fixtures.js";
 
 /** A pid that belonged to a process that has exited. */
@@ -109,6 +111,21 @@ for (const kind of STORE_KINDS) {
       const second = await openWith(kind, location, QUIET);
       await expect(second.acquire("s1")).rejects.toThrow(/is in use by pid \d+ on elsewhere/);
       await Promise.all([first.close(), second.close()]);
+    });
+
+    it("should make an Agent's prompt and Agent.resume reject with SessionBusyError while another store holds the session", async () => {
+      const location = kind.freshLocation();
+      const holder = await openWith(kind, location, QUIET);
+      await holder.save("s1", { record: sampleRecord("s1", { snapshot: { status: "active", context: {} } }), firstIndex: 0, messages: [] });
+      await holder.acquire("s1");
+      const other = await openWith(kind, location, QUIET);
+      const streamFn = mockStream([{ text: "never asked" }]);
+      await expect(Agent.resume(other, "s1", { streamFn })).rejects.toBeInstanceOf(SessionBusyError);
+      const agent = new Agent({ initialState: { model: testModel }, streamFn, sessionId: "s2", sessionStore: other });
+      await holder.acquire("s2");
+      await expect(agent.prompt("hi")).rejects.toBeInstanceOf(SessionBusyError);
+      expect(streamFn.requests).toHaveLength(0);
+      await Promise.all([holder.close(), other.close()]);
     });
 
     it("should refresh the heartbeat while held", async () => {
