@@ -93,7 +93,10 @@ export function convertToLlm(messages: AgentMessage[]): Message[] {
  * Runs one prompt through the agent loop, rendering events as they come and writing
  * the trace. Ctrl-C aborts the run through an `AbortController` (tools receive the
  * signal); if the run has not wound down {@link ABORT_GRACE_MS} later, or on a second
- * Ctrl-C, the session ends at once. The trace is flushed before this resolves.
+ * Ctrl-C, the session ends at once. SIGTERM and SIGHUP suspend a durable run instead
+ * (`SessionRecorder.suspend`: saved as it is, then aborted without recording the abort,
+ * so `resume` continues it) and make the exit code 143 / 129; without a durable session
+ * they abort as Ctrl-C does. The trace is flushed before this resolves.
  *
  * Throws {@link UsageError} when the trace file cannot be created (nothing has run yet);
  * never throws once the run started — a failure of the loop itself becomes exit code 1.
