@@ -19,7 +19,6 @@ import {
   memberSpawn,
   queueOf,
   resultMessage,
-  resultsOf,
   sortedPosition,
   toolNameAt,
   towardsCall,

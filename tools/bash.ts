@@ -11,6 +11,7 @@ import type { AgentTool } from "../src/types.js";
 import { localBashOperations, type BashOperations } from "./bash-operations.js";
 import { localFileSystem } from "./file-system-operations.js";
 import { resolveToolPath, type PathOptions } from "./resolve-path.js";
+import { toolEnvironment } from "./tool-env.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateTail, type TruncationResult } from "./truncate.js";
 
 /** At most one `onUpdate` per this many milliseconds while a command runs. */
@@ -42,8 +43,10 @@ export interface BashToolOptions extends PathOptions {
   operations?: BashOperations;
   /** Timeout in seconds when the call gives none. Default: none. */
   defaultTimeout?: number;
-  /** Environment of the command. Default `process.env`. */
+  /** Environment of the command, before provider keys are removed. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /** Provider key variables (`*_API_KEY`) to pass to commands anyway; the others are removed (tool-env.ts). Default: none. */
+  keepEnv?: readonly string[];
 }
 
 /** Collects output: a tail window in memory and, once the output outgrows the limits, everything in a temp file. */
@@ -156,7 +159,7 @@ export function createBashTool(cwd: string, options: BashToolOptions = {}): Agen
         cwd: workdir,
         signal,
         ...(timeout !== undefined ? { timeoutMs: timeout * MS_PER_SECOND } : {}),
-        ...(options.env ? { env: options.env } : {}),
+        env: toolEnvironment(options.env ?? process.env, options.keepEnv),
         onData: (chunk) => {
           collector.add(chunk);
           if (!onUpdate || updateTimer) return;

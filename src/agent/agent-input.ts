@@ -2,6 +2,7 @@
  * How an `Agent` reads its input: the default `convertToLlm`, `prompt(...)`'s
  * three shapes, queue modes, and which errors count as a broken precondition.
  */
+import { SessionBusyError } from "../errors/session-busy-error.js";
 import { SessionFileError } from "../errors/session-file-error.js";
 import { SessionVersionError } from "../errors/session-version-error.js";
 import { InvalidToolDefinitionError } from "../errors/invalid-tool-definition-error.js";
@@ -22,7 +23,8 @@ export function isPreconditionError(error: unknown): boolean {
     error instanceof LoopInputError ||
     error instanceof InvalidToolDefinitionError ||
     error instanceof SessionFileError ||
-    error instanceof SessionVersionError
+    error instanceof SessionVersionError ||
+    error instanceof SessionBusyError
   );
 }
 

@@ -1,4 +1,4 @@
-import { prepareOutputPath } from "./prepare-output-path.js";
+import { PRIVATE_DIRECTORY_MODE, prepareOutputPath } from "./prepare-output-path.js";
 import { lstat, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -81,7 +81,7 @@ export async function demoCommand(args: readonly string[], io: CliIo): Promise<n
   const json = values.json === true;
   const delayMs = typeof values.delay === "string" ? parseNonNegativeInt("--delay", values.delay) : DEMO_CHUNK_DELAY_MS;
   const chosenTrace = typeof values.trace === "string" ? resolve(io.cwd, values.trace) : undefined;
-  if (chosenTrace !== undefined) prepareOutputPath("--trace", chosenTrace);
+  if (chosenTrace !== undefined) prepareOutputPath("--trace", chosenTrace, PRIVATE_DIRECTORY_MODE);
   const { workspace, tracePath: defaultTrace } = await createDemoWorkspace();
   const tracePath = chosenTrace ?? defaultTrace;
   const resolved = await resolveModel({ spec: "scripted/demo", env: io.env, cwd: io.cwd, scriptedDelayMs: delayMs });

@@ -22,10 +22,20 @@ export const EXIT_CODES = {
   budget: 5,
   /** The invalid-call breaker stopped the run: the model kept sending the same failing call. */
   invalidCalls: 6,
+  /**
+   * Another live process holds the session (`run --session`, `resume`, `approve`,
+   * `reject`): refused before doing anything; the message names the holder's pid, host
+   * and start time.
+   */
+  sessionBusy: 7,
+  /** SIGHUP (terminal closed): a durable run is saved to resume; 128 + SIGHUP's number. */
+  hangup: 129,
   /** The run was interrupted (Ctrl-C / SIGINT). 128 + SIGINT's number, as shells do. */
   aborted: 130,
   /** Stdout's reader went away (`loopchart run … | head -2`): the run was stopped. 128 + SIGPIPE's number, as shells report a writer SIGPIPE killed. */
   brokenPipe: 141,
+  /** SIGTERM (`kill`, `docker stop`, a CI timeout): a durable run is saved to resume, otherwise aborted; 128 + 15. */
+  terminated: 143,
 } as const;
 
 /** Maps a run's exit reason to the process exit code. */

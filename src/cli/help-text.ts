@@ -96,6 +96,9 @@ Options:
       --needs-approval <list>  Tools whose every call waits for a decision: asked y/n/always on a
                                terminal; without one the run exits with code 4 (the session, if any,
                                waits for loopchart approve|reject).  e.g. --needs-approval bash,write
+      --tool-env-keep <list>   bash commands get this process's environment without the provider key
+                               variables (every *_API_KEY); keep the ones named here.
+                               e.g. --tool-env-keep OPENAI_API_KEY
       --remote                 Queue the run on DBOS (needs --database-url <postgres-url> or
                                DBOS_SYSTEM_DATABASE_URL) and show it as a worker runs it; the
                                worker's --setup module picks model, tools and limits. Also takes
@@ -107,9 +110,12 @@ Options:
 Environment: OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENAI_BASE_URL (openai, openai-compatible),
 ANTHROPIC_BASE_URL (anthropic), NO_COLOR (no colours).
 Ctrl-C aborts the run: running tools are killed, the trace is flushed, exit code 130.
+SIGTERM (SIGHUP) saves a --session run for loopchart resume and exits 143 (129); without
+--session it aborts the run, exit code 143 (129).
 Exit codes: 0 completed/terminated/stopped, 1 error, 2 usage, 3 max turns, 4 approval pending
-(no terminal to ask on: the session waits for loopchart approve|reject), 5 budget, 6 invalid calls, 130 aborted,
-141 stdout closed (e.g. | head -2: the run is aborted as by Ctrl-C).
+(no terminal to ask on: the session waits for loopchart approve|reject), 5 budget, 6 invalid calls,
+7 session busy (another live process runs it), 129 SIGHUP, 130 aborted, 141 stdout closed (e.g. | head -2:
+the run is aborted as by Ctrl-C), 143 SIGTERM.
 
 Examples:
   loopchart run --model scripted/demo --cwd "$(mktemp -d)" "Tidy up"   # a fixed script, any prompt
@@ -181,7 +187,8 @@ export const SESSIONS_HELP = `Usage: loopchart sessions [options]
 
 Lists the stored sessions, most recently active first: id, state (running, awaiting
 approval, done, failed), turns, and the time of the last save. "running" after the
-process is gone means the run was cut off: loopchart resume <id> continues it.
+process is gone means the run was cut off: loopchart resume <id> continues it. A session
+that cannot be read is listed as "broken" (the reason goes to stderr); the exit code stays 0.
 
 Options:
       --store <dir | sqlite:<file>>  Where sessions live. Default: .loopchart/sessions/

@@ -22,13 +22,12 @@ const io: CliIo = {
   cwd: process.cwd(),
   invokedAs: invokedAs({ script: process.argv[1], env: process.env, cwd: process.cwd() }),
   onInterrupt(handler) {
-    const onSignal = () => handler("signal");
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
+    const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+    const listeners = signals.map((signal) => [signal, () => handler(signal)] as const);
+    for (const [signal, listener] of listeners) process.on(signal, listener);
     interruptHandlers.add(handler);
     return () => {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
+      for (const [signal, listener] of listeners) process.off(signal, listener);
       interruptHandlers.delete(handler);
     };
   },

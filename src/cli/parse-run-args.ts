@@ -46,6 +46,8 @@ export interface RunArgs {
   store?: string;
   /** `--needs-approval <list>`: tools whose every call waits for a human decision. */
   needsApproval: string[];
+  /** `--tool-env-keep <list>`: provider key variables (`*_API_KEY`) bash commands still get. */
+  toolEnvKeep: string[];
 }
 
 /** The `util.parseArgs` options of `loopchart run`. */
@@ -70,6 +72,7 @@ export const RUN_OPTIONS = {
   session: { type: "string" },
   store: { type: "string" },
   "needs-approval": { type: "string" },
+  "tool-env-keep": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -116,6 +119,7 @@ export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs 
     inspectUrl: typeof values.inspect === "string" ? wsUrl(values.inspect) : undefined,
     json: values.json === true,
     needsApproval: approvalList(values["needs-approval"], tools),
+    toolEnvKeep: typeof values["tool-env-keep"] === "string" ? values["tool-env-keep"].split(",").map((name) => name.trim()).filter((name) => name !== "") : [],
     ...(session === undefined ? {} : { session }),
     ...(store === undefined ? {} : { store }),
   };

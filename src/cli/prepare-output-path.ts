@@ -2,13 +2,19 @@ import { accessSync, closeSync, constants, mkdirSync, openSync, statSync, writeS
 import { dirname } from "node:path";
 import { UsageError } from "./usage-error.js";
 
+/** Traces (and sessions) hold prompts, tool output and results: their files are created 0600… */
+export const PRIVATE_FILE_MODE = 0o600;
+/** …and the directories made for them 0700. */
+export const PRIVATE_DIRECTORY_MODE = 0o700;
+
 /**
  * Makes sure `path` (absolute) can be created as a file: its parent directories exist or
  * are created one by one, and the nearest existing ancestor is a writable directory.
  * Synchronous and bounded (no `mkdir({ recursive: true })`, which spins forever under
- * `/proc`). Throws {@link UsageError} naming `option`, the path and why, before any work.
+ * `/proc`). Directories created get `directoryMode` (0700 for traces) when given.
+ * Throws {@link UsageError} naming `option`, the path and why, before any work.
  */
-export function prepareOutputPath(option: string, path: string): void {
+export function prepareOutputPath(option: string, path: string, directoryMode?: number): void {
   const missing: string[] = [];
   let ancestor = dirname(path);
   for (;;) {
@@ -27,7 +33,7 @@ export function prepareOutputPath(option: string, path: string): void {
   }
   for (const directory of missing) {
     try {
-      mkdirSync(directory);
+      mkdirSync(directory, directoryMode);
     } catch (error) {
       throw new UsageError(`${option}: cannot write ${path}: cannot create the directory ${directory} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
     }

@@ -15,6 +15,8 @@ const SECRET_FIELD = /^(api[-_]?key|authorization|x-api-key|access[-_]?token|sec
 
 /** Provider key shapes: OpenAI `sk-…`, `sk-proj-…`, Anthropic `sk-ant-…`. */
 const KEY_PATTERN = /\bsk-[A-Za-z0-9_-]{16,}/g;
+/** {@link KEY_PATTERN} in JSON text, where a key may follow an escape such as `\n`. */
+const JSON_KEY_PATTERN = /(?:\b|(?<=\\[nrtbf]))sk-[A-Za-z0-9_-]{16,}/g;
 
 /** Removes API keys from strings and JSON values. */
 export interface Redactor {
@@ -24,6 +26,12 @@ export interface Redactor {
   replacer(this: unknown, key: string, value: unknown): unknown;
   /** `JSON.stringify(value)` with secrets redacted. */
   stringify(value: unknown): string;
+  /**
+   * JSON text with every known secret (as JSON escapes it) and every `sk-…` key inside
+   * its strings replaced; field names are not judged. Cheaper than `stringify` on
+   * large values, and what the session store applies to the records it replays.
+   */
+  json(text: string): string;
 }
 
 /**
@@ -53,5 +61,15 @@ export function createRedactor({
     return text(value);
   };
 
-  return { text, replacer, stringify: (value) => JSON.stringify(value, replacer) };
+  const escaped = unique.map((secret) => JSON.stringify(secret).slice(1, -1));
+  const json = (value: string): string => {
+    let out = value;
+    for (const secret of escaped) {
+      if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    }
+    // A key right after an escape such as \n has no word boundary in JSON text.
+    return out.replace(JSON_KEY_PATTERN, REDACTED);
+  };
+
+  return { text, replacer, stringify: (value) => JSON.stringify(value, replacer), json };
 }

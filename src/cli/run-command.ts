@@ -1,4 +1,4 @@
-import { prepareOutputPath } from "./prepare-output-path.js";
+import { PRIVATE_DIRECTORY_MODE, prepareOutputPath } from "./prepare-output-path.js";
 import type { CliIo } from "./cli-io.js";
 import { EXIT_CODES } from "./exit-codes.js";
 import { RUN_HELP } from "./help-text.js";
@@ -28,13 +28,13 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   }
   const prompt = parsed.prompt === "-" ? (await readAll(io.stdin)).trim() : parsed.prompt;
   if (prompt === "") throw new UsageError("run: the prompt read from stdin is empty.");
-  if (parsed.tracePath !== undefined) prepareOutputPath("--trace", parsed.tracePath);
+  if (parsed.tracePath !== undefined) prepareOutputPath("--trace", parsed.tracePath, PRIVATE_DIRECTORY_MODE);
   const resolved = await resolveModel({ spec: parsed.model, baseUrl: parsed.baseUrl, env: io.env, cwd: io.cwd });
   if (resolved.provider === "scripted") {
     const seeded = resolved.spec === "scripted/demo" ? await seedDemoWorkspace(parsed.cwd) : [];
     io.stderr.write(`${scriptedModelNote(resolved.spec, io.invokedAs, seeded)}\n`);
   }
-  const tools = requireApproval(await createTools(parsed.tools, parsed.cwd), parsed.needsApproval);
+  const tools = requireApproval(await createTools(parsed.tools, parsed.cwd, parsed.toolEnvKeep), parsed.needsApproval);
   if (parsed.session === undefined) return finishRun(await startRun(parsed, args, io, prompt, resolved, tools), parsed, io);
   const { openCliStore, prepareRunSession, reportingSessionErrors } = await import("./session-commands.js");
   const store = await openCliStore(parsed.store, io);
@@ -49,6 +49,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
         ...(parsed.maxTurns === undefined ? {} : { maxTurns: parsed.maxTurns }),
         ...(parsed.maxRetries === undefined ? {} : { maxRetries: parsed.maxRetries }),
         ...(parsed.needsApproval.length === 0 ? {} : { needsApproval: parsed.needsApproval }),
+        ...(parsed.toolEnvKeep.length === 0 ? {} : { toolEnvKeep: parsed.toolEnvKeep }),
         ...runPolicies(parsed),
       };
       const durable = await prepareRunSession(store, parsed.session as string, meta, io, parsed.store);

@@ -6,6 +6,7 @@ import type { AgentContext, AgentEvent, AgentLoopConfig, AgentMessage, AgentTool
 import { EventStream } from "../event-stream.js";
 import { runDurably } from "../sessions/durable-run.js";
 import type { SessionRecord, SessionStore } from "../sessions/session-store.js";
+import type { SessionRecorder } from "../sessions/session-recorder.js";
 import type { CliIo } from "./cli-io.js";
 import type { EventRenderer } from "./event-renderer.js";
 import { EXIT_CODES, exitCodeFor } from "./exit-codes.js";
@@ -108,7 +109,10 @@ function formatDeadline(ms: number): string {
  * Runs one prompt through the agent loop, rendering events as they come and writing
  * the trace. Ctrl-C aborts the run through an `AbortController` (tools receive the
  * signal); if the run has not wound down {@link ABORT_GRACE_MS} later, or on a second
- * Ctrl-C, the session ends at once. The trace is flushed before this resolves.
+ * Ctrl-C, the session ends at once. SIGTERM and SIGHUP suspend a durable run instead
+ * (`SessionRecorder.suspend`: saved as it is, then aborted without recording the abort,
+ * so `resume` continues it) and make the exit code 143 / 129; without a durable session
+ * they abort as Ctrl-C does. The trace is flushed before this resolves.
  *
  * Throws {@link UsageError} when the trace file cannot be created (nothing has run yet);
  * never throws once the run started — a failure of the loop itself becomes exit code 1.
@@ -138,13 +142,32 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
   });
   let graceTimer: ReturnType<typeof setTimeout> | undefined;
   let brokenPipe = false;
-  const removeInterrupt = io.onInterrupt((reason) => {
+  /** SIGTERM or SIGHUP, once one came: the run ends with its exit code. */
+  let stopSignal: "SIGTERM" | "SIGHUP" | undefined;
+  let recorder: SessionRecorder | undefined;
+  let suspended: Promise<void> | undefined;
+  const removeInterrupt = io.onInterrupt((reason = "SIGINT") => {
     if (reason === "brokenPipe") brokenPipe = true;
-    if (controller.signal.aborted) {
+    if (controller.signal.aborted || suspended) {
       forceEnd();
       return;
     }
-    renderer.notice(reason === "brokenPipe" ? "Output closed (broken pipe): aborting the run…" : "Interrupted: aborting the run (Ctrl-C again to quit at once)…");
+    if (reason === "SIGTERM" || reason === "SIGHUP") {
+      stopSignal = reason;
+      if (options.durable && recorder) {
+        // Suspend: save the run as it is, record nothing after, then stop its work; resume continues it.
+        renderer.notice(`${reason}: saving the session "${options.durable.id}" to resume, then stopping…`);
+        suspended = recorder.suspend();
+        void suspended.finally(() => {
+          controller.abort();
+          graceTimer = setTimeout(forceEnd, ABORT_GRACE_MS);
+        }).catch(() => {});
+        return;
+      }
+    }
+    renderer.notice(
+      reason === "brokenPipe" ? "Output closed (broken pipe): aborting the run…" : reason === "SIGINT" ? "Interrupted: aborting the run (Ctrl-C again to quit at once)…" : `${reason}: aborting the run…`,
+    );
     controller.abort();
     graceTimer = setTimeout(forceEnd, ABORT_GRACE_MS);
   });
@@ -206,6 +229,7 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
         systemPrompt: options.systemPrompt,
         model: resolved.model,
         onActor: (started) => (actor = started),
+        onRecorder: (started) => (recorder = started),
         onStarted: () => queueMicrotask(() => decisions.forEach((decision) => actor?.send(decision))),
         // Without a terminal, stop once the wait for a decision is on disk and nothing else runs.
         onSaved: (record) => {
@@ -267,14 +291,20 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
     // Quitting at once leaves a durable session as its last save had it (resumable).
     const durableFailure = forcedOut || pendingApproval ? undefined : await durableEnd;
     if (durableFailure !== undefined) failure = `the session could not be saved: ${durableFailure}`;
-    if (pendingApproval) exitCode = EXIT_CODES.approvalPending;
+    const suspendFailure = suspended ? await suspended.then(() => undefined, (error: unknown) => (error instanceof Error ? error.message : String(error))) : undefined;
+    if (suspendFailure !== undefined) failure = `the session could not be saved: ${suspendFailure}`;
+    if (suspended && suspendFailure === undefined && options.durable) {
+      renderer.notice(`The session "${options.durable.id}" is saved; continue it with: ${io.invokedAs} resume ${options.durable.id}${options.durable.storeArgs ?? ""}`);
+    }
+    if (stopSignal !== undefined && !pendingApproval) exitCode = stopSignal === "SIGTERM" ? EXIT_CODES.terminated : EXIT_CODES.hangup;
+    else if (pendingApproval) exitCode = EXIT_CODES.approvalPending;
     else if (stats.exitReason !== undefined) exitCode = durableFailure === undefined ? exitCodeFor(stats.exitReason) : EXIT_CODES.error;
     else if (controller.signal.aborted) exitCode = EXIT_CODES.aborted;
     else if (!ended) failure ??= "the run ended without an agent_end event";
     else exitCode = stats.lastError === undefined ? EXIT_CODES.ok : EXIT_CODES.error;
   } catch (error) {
     failure = error instanceof Error ? error.message : String(error);
-    exitCode = controller.signal.aborted ? EXIT_CODES.aborted : EXIT_CODES.error;
+    exitCode = stopSignal === "SIGTERM" ? EXIT_CODES.terminated : stopSignal === "SIGHUP" ? EXIT_CODES.hangup : controller.signal.aborted ? EXIT_CODES.aborted : EXIT_CODES.error;
   } finally {
     if (deadline !== undefined) clearTimeout(deadline);
     // Aborted because stdout's reader went away: the exit code says so (and the trace records it).
@@ -312,6 +342,7 @@ function startDurable(
     systemPrompt: string;
     model: Model;
     onActor: (actor: AgentLoopActor) => void;
+    onRecorder: (recorder: SessionRecorder) => void;
     onStarted: () => void;
     onSaved: (record: SessionRecord) => void;
   },
@@ -332,6 +363,7 @@ function startDurable(
     agent: { systemPrompt: run.systemPrompt, model: run.model, thinkingLevel: run.config.thinkingLevel ?? "off" },
     meta: durable.meta,
     onActor: run.onActor,
+    onRecorder: run.onRecorder,
     onStarted: run.onStarted,
     onSaved: run.onSaved,
   }).then(

@@ -3,7 +3,10 @@
  * `loopchart run --session <id>`, and the `resume` and `sessions` commands.
  */
 import { resolve } from "node:path";
+import { SessionBusyError } from "../errors/session-busy-error.js";
 import { SessionFileError } from "../errors/session-file-error.js";
+import { describeTakeover } from "../sessions/session-lease.js";
+import { createRedactor } from "./redact.js";
 import { SessionVersionError } from "../errors/session-version-error.js";
 import { DEFAULT_SESSION_DIRECTORY, openSessionStore } from "../sessions/open-session-store.js";
 import { hasUnfinishedRun, sessionTranscript } from "../sessions/session-transcript.js";
@@ -15,7 +18,7 @@ import type { ApprovalDecision } from "./approval-prompt.js";
 import { awaitingCalls, type PersistedLoop } from "../sessions/session-recorder.js";
 import { formatTable } from "./format-table.js";
 import { parseOptions } from "./parse-options.js";
-import { prepareOutputPath } from "./prepare-output-path.js";
+import { PRIVATE_DIRECTORY_MODE, prepareOutputPath } from "./prepare-output-path.js";
 import { resolveModel } from "./resolve-model.js";
 import { createTools, requireApproval } from "./resolve-tools.js";
 import type { DurableSessionOptions } from "./run-session.js";
@@ -25,7 +28,10 @@ import { UsageError } from "./usage-error.js";
 /** Opens the store of `--store` (default `.loopchart/sessions/` in the current directory); a bad spec is a usage error. */
 export async function openCliStore(spec: string | undefined, io: CliIo): Promise<SessionStore> {
   try {
-    return await openSessionStore(spec ?? DEFAULT_SESSION_DIRECTORY, io.cwd);
+    return await openSessionStore(spec ?? DEFAULT_SESSION_DIRECTORY, io.cwd, {
+      redactor: createRedactor({ env: io.env }),
+      warn: (message) => io.stderr.write(`loopchart: warning: ${message}\n`),
+    });
   } catch (error) {
     if (error instanceof TypeError) throw new UsageError(`--store: ${error.message}`);
     throw error;
@@ -34,18 +40,33 @@ export async function openCliStore(spec: string | undefined, io: CliIo): Promise
 
 /**
  * Runs `work`, printing a damaged or other-version session's error (it names the
- * file) and resolving to exit code 1 instead of the CLI's "unexpected failure".
+ * file) and resolving to exit code 1 instead of the CLI's "unexpected failure"; a
+ * session another process holds resolves to exit code 7 with the holder named.
  */
 export async function reportingSessionErrors(io: CliIo, work: () => Promise<number>): Promise<number> {
   try {
     return await work();
   } catch (error) {
+    if (error instanceof SessionBusyError) {
+      io.stderr.write(`loopchart: ${error.message}\n`);
+      return EXIT_CODES.sessionBusy;
+    }
     if (error instanceof SessionFileError || error instanceof SessionVersionError) {
       io.stderr.write(`loopchart: ${error.message}\n`);
       return EXIT_CODES.error;
     }
     throw error;
   }
+}
+
+/**
+ * Makes this process the session's one owner before anything is read or run: takes
+ * its lease (throwing `SessionBusyError` when a live process holds it) and says so
+ * when a dead holder's lease was taken over. `store.close()` releases it.
+ */
+export async function takeSession(store: SessionStore, id: string, io: CliIo): Promise<void> {
+  const lease = await store.acquire(id);
+  if (lease.tookOver) io.stderr.write(`loopchart: ${describeTakeover(id, lease.tookOver)}\n`);
 }
 
 /**
@@ -60,6 +81,7 @@ export async function prepareRunSession(
   io: CliIo,
   storeSpec: string | undefined,
 ): Promise<DurableSessionOptions> {
+  await takeSession(store, id, io);
   const stored = await store.load(id);
   if (stored && hasUnfinishedRun(stored.record)) {
     throw new UsageError(`Session "${id}" has an unfinished run (${stored.record.state}); continue it with ${io.invokedAs} resume ${id}${storeSpec === undefined ? "" : ` --store ${storeSpec}`}.`);
@@ -98,6 +120,7 @@ export async function resumeCommand(args: readonly string[], io: CliIo): Promise
   const store = await openCliStore(typeof values.store === "string" ? values.store : undefined, io);
   try {
     return await reportingSessionErrors(io, async () => {
+      await takeSession(store, id, io);
       const stored = await store.load(id);
       if (!stored) throw new UsageError(`No session "${id}" in ${store.location}. List them with ${io.invokedAs} sessions.`);
       if (!hasUnfinishedRun(stored.record)) {
@@ -125,9 +148,9 @@ async function continueStored(options: {
   const meta = readCliMeta(stored.record.meta, id);
   const runTurns = (stored.record.snapshot as { context?: { turn?: number } } | undefined)?.context?.turn ?? 0;
   const resolved = await resolveModel({ spec: meta.model, baseUrl: meta.baseUrl, env: io.env, cwd: io.cwd });
-  const tools = requireApproval(await createTools(meta.tools, meta.cwd), meta.needsApproval ?? []);
+  const tools = requireApproval(await createTools(meta.tools, meta.cwd, meta.toolEnvKeep ?? []), meta.needsApproval ?? []);
   const tracePath = typeof values.trace === "string" ? resolve(io.cwd, values.trace) : undefined;
-  if (tracePath !== undefined) prepareOutputPath("--trace", tracePath);
+  if (tracePath !== undefined) prepareOutputPath("--trace", tracePath, PRIVATE_DIRECTORY_MODE);
   const { runSession } = await import("./run-session.js");
   const outcome = await runSession({
     io,
@@ -202,6 +225,8 @@ async function decideCommand(command: "approve" | "reject", args: readonly strin
   const store = await openCliStore(typeof values.store === "string" ? values.store : undefined, io);
   try {
     return await reportingSessionErrors(io, async () => {
+      // Exactly once: the lease is taken before the waiting call is read, so two answers cannot both send it.
+      await takeSession(store, id, io);
       const stored = await store.load(id);
       if (!stored) throw new UsageError(`No session "${id}" in ${store.location}. List them with ${io.invokedAs} sessions.`);
       const waiting = hasUnfinishedRun(stored.record) ? awaitingCalls(stored.record.snapshot as PersistedLoop) : [];
@@ -245,8 +270,10 @@ export async function sessionsCommand(args: readonly string[], io: CliIo): Promi
         io.stderr.write(`No sessions in ${store.location}. Start one with ${io.invokedAs} run --session <id> "<prompt>".\n`);
         return EXIT_CODES.ok;
       }
-      const rows = [["ID", "STATE", "TURNS", "LAST ACTIVITY"], ...sessions.map((session) => [session.id, session.state, String(session.turns), session.updatedAt])];
+      const rows = [["ID", "STATE", "TURNS", "LAST ACTIVITY"], ...sessions.map((session) => [session.id, session.state, session.state === "broken" ? "-" : String(session.turns), session.updatedAt || "-"])];
       io.stdout.write(formatTable(rows));
+      // A broken session is listed, not fatal: the others stay usable.
+      for (const session of sessions) if (session.problem !== undefined) io.stderr.write(`loopchart: session "${session.id}" cannot be read: ${session.problem}\n`);
       return EXIT_CODES.ok;
     });
   } finally {

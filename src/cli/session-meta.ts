@@ -18,6 +18,8 @@ export interface CliSessionMeta {
   maxRetries?: number;
   /** `--needs-approval`: tools whose calls wait for a decision. */
   needsApproval?: string[];
+  /** `--tool-env-keep`: provider key variables bash commands still get. */
+  toolEnvKeep?: string[];
   /** `--wrap-up`, `--budget-usd`, `--tool-timeout` (ms) of the run. */
   wrapUp?: boolean;
   budgetUsd?: number;

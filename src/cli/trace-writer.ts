@@ -1,7 +1,7 @@
 import { createWriteStream, type WriteStream } from "node:fs";
 import type { InspectionEvent } from "xstate";
 import { toTraceInspection } from "../inspection/trace-record.js";
-import { prepareOutputPath } from "./prepare-output-path.js";
+import { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE, prepareOutputPath } from "./prepare-output-path.js";
 import { createMessageUpdateCompactor } from "./message-update-lines.js";
 import type { AgentEvent } from "../types.js";
 import type { Redactor } from "./redact.js";
@@ -45,8 +45,8 @@ export class TraceWriter {
    * when the file cannot be created, before anything runs.
    */
   static async open({ path, header, redactor }: TraceWriterOptions): Promise<TraceWriter> {
-    prepareOutputPath("--trace", path);
-    const stream = createWriteStream(path, { flags: "w", encoding: "utf8" });
+    prepareOutputPath("--trace", path, PRIVATE_DIRECTORY_MODE);
+    const stream = createWriteStream(path, { flags: "w", encoding: "utf8", mode: PRIVATE_FILE_MODE });
     await new Promise<void>((resolve, reject) => {
       stream.once("open", () => resolve());
       stream.once("error", reject);

@@ -10,3 +10,5 @@ export { SessionVersionError } from "./session-version-error.js";
 export { SessionNotFoundError } from "./session-not-found-error.js";
 export { ApprovalError } from "./approval-error.js";
 export { MissingDependencyError } from "./missing-dependency-error.js";
+export { SessionBusyError } from "./session-busy-error.js";
+export { SessionLeaseLostError } from "./session-lease-lost-error.js";

@@ -10,6 +10,7 @@ import { InterruptedByRestartError } from "../dbos/durable-tools.js";
 import { replayOf } from "../dbos/replay-policy.js";
 import type { AgentContext, AgentEventSink, AgentLoopConfig, AgentMessage, AgentTool, StreamFn } from "../types.js";
 import { SessionRecorder } from "./session-recorder.js";
+import { describeTakeover } from "./session-lease.js";
 import { SESSION_FORMAT, SESSION_FORMAT_VERSION, type SessionAgentSettings, type SessionRecord, type SessionStore, type StoredSession } from "./session-store.js";
 
 /** Options of {@link runDurably}. */
@@ -33,15 +34,32 @@ export interface DurableRunOptions {
   onActor?: (actor: AgentLoopActor) => void;
   /** Called after each save landed, with the record saved (e.g. to exit once a wait for approval is durable). */
   onSaved?: (record: SessionRecord) => void;
+  /** Receives the run's recorder before the loop starts (to `suspend()` it on SIGTERM). */
+  onRecorder?: (recorder: SessionRecorder) => void;
 }
 
 /**
  * Runs to the end and resolves with the run's new messages once every save is
- * durable. Rejects with the store's error when a save failed (the run itself went
- * on), and — before starting — when the session's log holds messages the given
- * transcript does not (another process's session of the same id: resume it instead).
+ * durable. Takes the session's lease first unless the store already holds it
+ * (rejecting with `SessionBusyError`, before anything runs, when another live
+ * process holds it) and releases a lease it took once the run ended. Rejects with
+ * the store's error when a save failed (the run itself went on), and — before
+ * starting — when the session's log holds messages the given transcript does not
+ * (another process's session of the same id: resume it instead).
  */
 export async function runDurably(options: DurableRunOptions): Promise<AgentMessage[]> {
+  const { store, sessionId } = options;
+  // One owner per run: take the session's lease unless the caller (the CLI) already holds it.
+  const lease = store.holds(sessionId) ? undefined : await store.acquire(sessionId);
+  if (lease?.tookOver) process.emitWarning(describeTakeover(sessionId, lease.tookOver), "SessionWarning");
+  try {
+    return await runOwned(options);
+  } finally {
+    await lease?.release();
+  }
+}
+
+async function runOwned(options: DurableRunOptions): Promise<AgentMessage[]> {
   const { store, sessionId, context } = options;
   const stored = await store.load(sessionId);
   const restoring = options.prompts === "restore";
@@ -77,6 +95,7 @@ export async function runDurably(options: DurableRunOptions): Promise<AgentMessa
     startedBefore: new Set((stored?.startedCalls ?? []).filter((key) => key.startsWith(`${run}:`))),
     ...(options.onSaved ? { onSaved: options.onSaved } : {}),
   });
+  options.onRecorder?.(recorder);
   let started = false;
   const userInspect = options.config.inspect;
   const inspect = (event: InspectionEvent) => {

@@ -13,6 +13,7 @@ import { awaitsApproval, awaitsGo } from "../../machines/tool-call.machine.js";
 import type { AgentLoopOutput } from "../../machines/agent-loop.machine.js";
 import { rawInspectionEvent } from "../inspection/raw-inspection-event.js";
 import type { ExitReason } from "../types.js";
+import { compactSnapshot } from "./shared-messages.js";
 import { callKey, type SessionRecord, type SessionState, type SessionStore } from "./session-store.js";
 
 /** The parts of a persisted loop snapshot the recorder reads. */
@@ -115,6 +116,7 @@ export class SessionRecorder {
   private pending: PersistedLoop | undefined;
   private logged: number;
   private failure: { error: unknown } | undefined;
+  private suspended = false;
 
   constructor(options: RecorderOptions) {
     this.options = options;
@@ -146,22 +148,35 @@ export class SessionRecorder {
     return this.options.startedBefore.has(key);
   }
 
-  /** Saves a snapshot of the loop now, then records that the call of `key` starts; resolves once both are durable. */
+  /** Saves a snapshot of the loop now, then records that the call of `key` starts; resolves once both are durable. Rejects once suspended: the call must not start. */
   callStarting(key: string): Promise<void> {
+    if (this.suspended) return Promise.reject(new Error("The run is being suspended; the call was not started."));
     this.capture();
     return this.enqueue(() => this.options.store.recordCallStart(this.options.sessionId, key));
   }
 
-  /** Saves the loop's final snapshot; resolves once every write is done, rejects with the first write failure. */
+  /** Saves the loop's final snapshot (none once suspended); resolves once every write is done, rejects with the first write failure. */
   async finish(): Promise<void> {
     this.capture();
     await this.queue;
     if (this.failure) throw this.failure.error;
   }
 
+  /**
+   * Suspends the session (SIGTERM): saves the loop as it is now and records nothing
+   * after, so the run can then be aborted and the session stays as a crash would
+   * leave it, resumable. Resolves once the save is durable; rejects with a write failure.
+   */
+  async suspend(): Promise<void> {
+    this.capture();
+    this.suspended = true;
+    await this.queue;
+    if (this.failure) throw this.failure.error;
+  }
+
   private capture(): void {
     const root = this.root;
-    if (!root) return;
+    if (!root || this.suspended) return;
     const snapshot = root.getPersistedSnapshot() as PersistedLoop;
     const queued = this.pending !== undefined;
     this.pending = snapshot;
@@ -198,7 +213,7 @@ export class SessionRecorder {
       turns: turnsBefore + (snapshot.context?.turn ?? 0),
       ...(exitReason === undefined ? {} : { exitReason }),
       ...(errorMessage === undefined ? {} : { errorMessage }),
-      snapshot,
+      snapshot: compactSnapshot(snapshot),
     };
     await store.save(sessionId, { record, firstIndex: this.logged, messages: added });
     this.logged += added.length;

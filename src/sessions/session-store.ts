@@ -5,6 +5,7 @@
  * file store (`JsonlSessionStore`, the default) and SQLite (`SqliteSessionStore`).
  */
 import type { AgentMessage, ExitReason, Model, ThinkingLevel } from "../types.js";
+import type { SessionLease } from "./session-lease.js";
 
 /**
  * The session format this loopchart writes: 2 since the loop chart became
@@ -65,7 +66,10 @@ export interface StoredSession {
 /** One line of `loopchart sessions`. */
 export interface SessionSummary {
   id: string;
-  state: SessionState;
+  /** "broken" when the session's record cannot be read (`problem` says why). */
+  state: SessionState | "broken";
+  /** Why a broken session cannot be read: the `SessionFileError`'s or `SessionVersionError`'s message. */
+  problem?: string;
   turns: number;
   /** ISO timestamp of the last save. */
   updatedAt: string;
@@ -82,7 +86,9 @@ export interface SessionSave {
 /**
  * Where sessions live. Every method may be called again after a rejection; the
  * methods of one store are not called concurrently for the same session by
- * loopchart (its writer serialises them).
+ * loopchart (its writer serialises them). `save` and `recordCallStart` refuse to
+ * write a session another live process holds the lease of (`SessionBusyError`), or
+ * whose lease this store held and lost (`SessionLeaseLostError`).
  */
 export interface SessionStore {
   /** Where the store is, for messages: a directory or a SQLite file. */
@@ -91,7 +97,8 @@ export interface SessionStore {
    * Loads a session; undefined when there is none of that id. Throws
    * `SessionFileError` (naming the file, and the line for JSONL) for a corrupted,
    * truncated or foreign session and `SessionVersionError` for an unknown format
-   * version; it never writes.
+   * version; it never writes. A torn last line of a JSONL log (a write cut off by a
+   * crash) is dropped with one warning when the snapshot does not depend on it.
    */
   load(id: string): Promise<StoredSession | undefined>;
   /**
@@ -103,9 +110,19 @@ export interface SessionStore {
   save(id: string, save: SessionSave): Promise<void>;
   /** Records, durably and before the tool runs, that the call of `key` is starting. */
   recordCallStart(id: string, key: string): Promise<void>;
-  /** Every session, most recently active first. Throws like `load` for an unreadable one. */
+  /** Every session, most recently active first; one whose record cannot be read is listed as "broken" with its problem. */
   list(): Promise<SessionSummary[]>;
-  /** Releases the store (closes the database); a no-op for files. */
+  /**
+   * Takes the session's lease: this process becomes its one owner until `release()`
+   * (or `close()`). Throws `SessionBusyError` when a live process holds it; a dead
+   * holder's lease (pid gone on this host, or heartbeat older than the timeout) is
+   * taken over and the lease's `tookOver` says whose. Every later write of this
+   * store to the session checks the lease is still its own (`SessionLeaseLostError`).
+   */
+  acquire(id: string): Promise<SessionLease>;
+  /** Whether this store instance holds the session's lease. */
+  holds(id: string): boolean;
+  /** Releases the store: gives up its leases, closes the database. */
   close(): Promise<void>;
 }
 

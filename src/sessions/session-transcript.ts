@@ -41,3 +41,9 @@ function emittedBatchResults(snapshot: BatchView): AgentMessage[] {
 export function hasUnfinishedRun(record: SessionRecord): boolean {
   return (record.snapshot as { status?: string } | undefined)?.status === "active";
 }
+
+/** How many messages the record's snapshot holds in its transcript (0 without a snapshot). */
+export function transcriptLength(record: SessionRecord): number {
+  const messages = (record.snapshot as BatchView | undefined)?.context?.messages;
+  return messages ? transcriptMessages(messages as Transcript).length : 0;
+}

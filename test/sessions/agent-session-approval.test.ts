@@ -44,6 +44,8 @@ for (const kind of STORE_KINDS) {
         if (state === "awaiting approval") break;
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
+      // Its process "dies": the session's lease goes with it (a live holder would refuse the resume).
+      await firstStore.close();
 
       const runs: string[] = [];
       const store = await kind.open(location);

@@ -26,6 +26,8 @@ export interface ChildOptions {
   scenario: "parallel" | "sequential";
   /** Where the first process holds (waits to be killed). */
   holdAt?: "stream" | "tool" | "between";
+  /** Pause of each tool and between streamed blocks, in ms (so a kill at a random time lands anywhere in the run). */
+  delayMs?: number;
 }
 
 const options = JSON.parse(process.argv[2] ?? "{}") as ChildOptions;
@@ -45,6 +47,7 @@ const countingTool = (name: string, replay: "never" | "safe"): AgentTool<typeof 
   replay,
   async execute(toolCallId, args) {
     appendFileSync(join(options.workDir, `${toolCallId}.count`), "x");
+    if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
     if (options.holdAt === "tool" && toolCallId !== "c1") await hold(`tool ${toolCallId}`);
     return { content: [{ type: "text", text: `${name} ${args.item}: ok` }], details: {} };
   },
@@ -88,7 +91,7 @@ const streamFn: StreamFn = (_model, context) => {
     const partial: AssistantMessage = { ...final, content: [] };
     stream.push({ type: "start", partial: { ...partial } });
     for (const [index, block] of final.content.entries()) {
-      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => (options.delayMs ? setTimeout(resolve, options.delayMs) : setImmediate(resolve)));
       partial.content = final.content.slice(0, index + 1);
       if (block.type === "text") {
         stream.push({ type: "text_start", contentIndex: index, partial: { ...partial } });
@@ -106,6 +109,7 @@ const streamFn: StreamFn = (_model, context) => {
 };
 
 const store = await openSessionStore(options.store);
+process.stdout.write("BOOTED\n");
 const agentOptions = {
   streamFn,
   toolExecution: options.scenario === "sequential" ? ("sequential" as const) : ("parallel" as const),

@@ -38,7 +38,7 @@ describe("a damaged JSONL session", () => {
     expect(error).toBeInstanceOf(SessionFileError);
     expect((error as SessionFileError).path).toBe(files.record);
     expect((error as Error).message).toMatch(/session\.json: not valid JSON \(truncated or corrupted\)/);
-    await expect(new JsonlSessionStore(files.dir).list()).rejects.toThrow(files.record);
+    expect(await new JsonlSessionStore(files.dir).list()).toEqual([{ id: "s1", state: "broken", turns: 0, updatedAt: "", problem: expect.stringContaining(`${files.record}: not valid JSON`) as string }]);
     expect(contents(files.record, files.log, files.calls)).toEqual(before);
   });
 
