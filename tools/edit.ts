@@ -10,6 +10,7 @@ import { closestLines, findMatch, type MatchRange } from "./edit-match.js";
 import { withFileMutationQueue } from "./file-mutation-queue.js";
 import { hasErrorCode, localFileSystem, type FileSystemOperations } from "./file-system-operations.js";
 import { resolveToolPath, type PathOptions } from "./resolve-path.js";
+import { assertEditableText } from "./text-bytes.js";
 
 /** Lines of context around each change in the reported diff. */
 export const EDIT_DIFF_CONTEXT_LINES = 3;
@@ -78,6 +79,7 @@ function describeEdit(): string {
     "Edit a file by replacing exact text. Each edits[i].oldText must match exactly one place in the original file, including whitespace and indentation;",
     "all edits are matched against the original file, must not overlap, and are applied together or not at all.",
     "Keep oldText as short as possible while still unique. Use write to create a file or replace all of it.",
+    "Only UTF-8 text files can be edited: a binary file or one in another encoding is refused and left unchanged.",
   ].join(" ");
 }
 
@@ -131,7 +133,9 @@ function unifiedDiff(path: string, before: string, after: string): string {
 /**
  * Creates `edit` working in `cwd`. Throws (nothing written) when the file is missing, an
  * oldText is empty, not found (the closest lines are given as a hint), found more than
- * once, when edits overlap, or when nothing would change. Keeps a BOM and CRLF line
+ * once, when edits overlap, when nothing would change, or when the file is not UTF-8 text
+ * (invalid UTF-8 or NUL bytes: refused rather than rewritten, so no byte outside an edit
+ * ever changes). Keeps a BOM and CRLF line
  * endings. Edits and writes of one path are serialized through the file mutation queue.
  */
 export function createEditTool(cwd: string, options: EditToolOptions = {}): AgentTool<typeof editSchema, EditToolDetails> {
@@ -147,13 +151,15 @@ export function createEditTool(cwd: string, options: EditToolOptions = {}): Agen
       const path = await resolveToolPath(cwd, input.path, options, fs);
       return withFileMutationQueue(path, async () => {
         throwIfAborted(signal);
-        let raw: string;
+        let bytes: Buffer;
         try {
-          raw = (await fs.readFile(path)).toString("utf8");
+          bytes = await fs.readFile(path);
         } catch (error) {
           if (hasErrorCode(error, "ENOENT")) throw new Error(`File not found: ${input.path}`);
           throw error;
         }
+        assertEditableText(bytes, input.path, "edit");
+        const raw = bytes.toString("utf8");
         const bom = raw.startsWith(BOM) ? BOM : "";
         let text = raw.slice(bom.length);
         const crlfCount = text.split("\r\n").length - 1;
