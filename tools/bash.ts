@@ -9,7 +9,7 @@ import { StringDecoder } from "node:string_decoder";
 import { Type, type Static } from "typebox";
 import type { AgentTool } from "../src/types.js";
 import { localBashOperations, type BashExecResult, type BashOperations } from "./bash-operations.js";
-import { localFileSystem } from "./file-system-operations.js";
+import { fileSystemFor } from "./confined-file-system.js";
 import { resolveToolPath, type PathOptions } from "./resolve-path.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateTail, type TruncationResult } from "./truncate.js";
 
@@ -189,7 +189,7 @@ export function createBashTool(cwd: string, options: BashToolOptions = {}): Agen
     description: describeBash(),
     parameters: bashSchema,
     async execute(_toolCallId, input, signal, onUpdate) {
-      const workdir = await resolveToolPath(cwd, ".", options, localFileSystem);
+      const workdir = await resolveToolPath(cwd, ".", options, fileSystemFor(cwd, options));
       const timeout = input.timeout ?? options.defaultTimeout;
       const collector = new OutputCollector(options.fullOutputDir ?? tmpdir(), options.fullOutputMaxBytes ?? BASH_FULL_OUTPUT_MAX_BYTES);
       let lastUpdate = 0;

@@ -8,7 +8,8 @@ import { throwIfAborted } from "./abort.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { closestLines, findMatch, type MatchRange } from "./edit-match.js";
 import { withFileMutationQueue } from "./file-mutation-queue.js";
-import { hasErrorCode, localFileSystem, type FileSystemOperations } from "./file-system-operations.js";
+import { hasErrorCode, type FileSystemOperations } from "./file-system-operations.js";
+import { fileSystemFor } from "./confined-file-system.js";
 import { resolveToolPath, type PathOptions } from "./resolve-path.js";
 import { assertEditableText } from "./text-bytes.js";
 
@@ -139,7 +140,7 @@ function unifiedDiff(path: string, before: string, after: string): string {
  * endings. Edits and writes of one path are serialized through the file mutation queue.
  */
 export function createEditTool(cwd: string, options: EditToolOptions = {}): AgentTool<typeof editSchema, EditToolDetails> {
-  const fs = options.operations ?? localFileSystem;
+  const fs = options.operations ?? fileSystemFor(cwd, options);
   return {
     name: "edit",
     label: "Edit",

@@ -3,7 +3,7 @@
  * `operations` option to run it against another filesystem (a container, SSH, memory).
  */
 import { constants as fsConstants } from "node:fs";
-import { access, lstat, mkdir, readdir, readFile, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { access, appendFile, lstat, mkdir, open, readdir, readFile, realpath, rename, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
 
 /** One directory entry. A symbolic link reports `isSymbolicLink` and neither file nor directory. */
 export interface FileEntry {
@@ -42,7 +42,33 @@ export interface FileSystemOperations {
   unlink(path: string): Promise<void>;
   /** True when the path exists (a dangling symbolic link counts as absent). */
   exists(path: string): Promise<boolean>;
+  /**
+   * Optional: opens the file to read it in chunks. Without it, `read` loads a file whole
+   * and `edit` cannot carry over lines appended while it replaced the file.
+   */
+  openRead?(path: string): Promise<FileReader>;
+  /** Optional: appends `data` to an existing file (`edit` uses it to carry over lines appended during an edit). */
+  appendFile?(path: string, data: Buffer): Promise<void>;
 }
+
+/** A file opened for reading in chunks (see {@link FileSystemOperations.openRead}). */
+export interface FileReader {
+  /** Reads into `buffer` from byte `position`; resolves with the bytes read, 0 at the end. */
+  read(buffer: Buffer, position: number): Promise<number>;
+  /** The file's current size in bytes. */
+  size(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** A {@link FileReader} over an open handle, which it closes. */
+export function fileReader(handle: FileHandle): FileReader {
+  return {
+    read: async (buffer, position) => (await handle.read(buffer, 0, buffer.length, position)).bytesRead,
+    size: async () => (await handle.stat()).size,
+    close: () => handle.close(),
+  };
+}
+
 
 /** {@link FileSystemOperations} on the local disk through `node:fs/promises`. */
 export const localFileSystem: FileSystemOperations = {
@@ -66,6 +92,8 @@ export const localFileSystem: FileSystemOperations = {
   },
   realpath: (path) => realpath(path),
   unlink: (path) => unlink(path),
+  openRead: async (path) => fileReader(await open(path, "r")),
+  appendFile: (path, data) => appendFile(path, data, { flag: "a" }),
   exists: async (path) => {
     try {
       await access(path, fsConstants.F_OK);

@@ -25,7 +25,8 @@ export {
   type TruncationResult,
   type LineTruncationResult,
 } from "./truncate.js";
-export { localFileSystem, type FileSystemOperations, type FileEntry, type FileStat } from "./file-system-operations.js";
+export { localFileSystem, fileReader, type FileSystemOperations, type FileEntry, type FileStat, type FileReader } from "./file-system-operations.js";
+export { createConfinedFileSystem, fileSystemFor, supportsDescriptorConfinement, MAX_SYMLINK_HOPS } from "./confined-file-system.js";
 export { resolveToolPath, expandPath, type PathOptions } from "./resolve-path.js";
 export { PathOutsideRootError } from "./path-outside-root-error.js";
 export { withFileMutationQueue } from "./file-mutation-queue.js";

@@ -4,8 +4,9 @@
 import { Type, type Static } from "typebox";
 import type { AgentTool, AgentToolResult, ImageContent, TextContent } from "../src/types.js";
 import { throwIfAborted } from "./abort.js";
-import { hasErrorCode, localFileSystem, type FileSystemOperations } from "./file-system-operations.js";
+import { hasErrorCode, type FileSystemOperations } from "./file-system-operations.js";
 import { IMAGE_LIBRARY_INSTALL_HINT, IMAGE_MAX_DIMENSION, detectImageMimeType, loadSharp, prepareImage, type ImageLibraryLoader, type PreparedImage } from "./image.js";
+import { fileSystemFor } from "./confined-file-system.js";
 import { resolveToolPath, type PathOptions } from "./resolve-path.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead, type TruncationResult } from "./truncate.js";
 
@@ -105,7 +106,7 @@ function readText(text: string, input: ReadToolInput): AgentToolResult<ReadToolD
  * the end. Honours the abort signal with `Operation aborted`.
  */
 export function createReadTool(cwd: string, options: ReadToolOptions = {}): AgentTool<typeof readSchema, ReadToolDetails> {
-  const fs = options.operations ?? localFileSystem;
+  const fs = options.operations ?? fileSystemFor(cwd, options);
   const loadLibrary = (options.autoResizeImages ?? true) ? (options.loadImageLibrary ?? loadSharp) : undefined;
   return {
     name: "read",

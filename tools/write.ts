@@ -7,7 +7,8 @@ import type { AgentTool } from "../src/types.js";
 import { throwIfAborted } from "./abort.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { withFileMutationQueue } from "./file-mutation-queue.js";
-import { hasErrorCode, localFileSystem, type FileSystemOperations } from "./file-system-operations.js";
+import { hasErrorCode, type FileSystemOperations } from "./file-system-operations.js";
+import { fileSystemFor } from "./confined-file-system.js";
 import { resolveToolPath, type PathOptions } from "./resolve-path.js";
 import { assertEditableText } from "./text-bytes.js";
 
@@ -55,7 +56,7 @@ async function refuseNonTextFile(fs: WriteOperations, path: string, shown: strin
  * UTF-8 text: the model cannot have read it, so replacing it is never a text edit.
  */
 export function createWriteTool(cwd: string, options: WriteToolOptions = {}): AgentTool<typeof writeSchema, WriteToolDetails> {
-  const fs = options.operations ?? localFileSystem;
+  const fs = options.operations ?? fileSystemFor(cwd, options);
   return {
     name: "write",
     label: "Write",
