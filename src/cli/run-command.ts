@@ -30,7 +30,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
   if (parsed.tracePath !== undefined) prepareOutputPath("--trace", parsed.tracePath);
   const resolved = await resolveModel({ spec: parsed.model, baseUrl: parsed.baseUrl, env: io.env, cwd: io.cwd });
   if (resolved.provider === "scripted") io.stderr.write(`${scriptedModelNote(resolved.spec, io.invokedAs)}\n`);
-  const tools = requireApproval(await createTools(parsed.tools, parsed.cwd), parsed.needsApproval);
+  const tools = requireApproval(await createTools(parsed.tools, parsed.cwd, parsed.confine), parsed.needsApproval);
   if (parsed.session === undefined) return finishRun(await startRun(parsed, args, io, prompt, resolved, tools), parsed, io);
   const { openCliStore, prepareRunSession, reportingSessionErrors } = await import("./session-commands.js");
   const store = await openCliStore(parsed.store, io);
@@ -42,6 +42,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
         ...(parsed.baseUrl === undefined ? {} : { baseUrl: parsed.baseUrl }),
         tools: parsed.tools,
         cwd: parsed.cwd,
+        ...(parsed.confine ? {} : { confine: false }),
         ...(parsed.maxTurns === undefined ? {} : { maxTurns: parsed.maxTurns }),
         ...(parsed.maxRetries === undefined ? {} : { maxRetries: parsed.maxRetries }),
         ...(parsed.needsApproval.length === 0 ? {} : { needsApproval: parsed.needsApproval }),

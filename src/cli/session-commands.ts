@@ -115,7 +115,7 @@ async function continueStored(options: {
   const { io, store, stored, id, values } = options;
   const meta = readCliMeta(stored.record.meta, id);
   const resolved = await resolveModel({ spec: meta.model, baseUrl: meta.baseUrl, env: io.env, cwd: io.cwd });
-  const tools = requireApproval(await createTools(meta.tools, meta.cwd), meta.needsApproval ?? []);
+  const tools = requireApproval(await createTools(meta.tools, meta.cwd, meta.confine !== false), meta.needsApproval ?? []);
   const tracePath = typeof values.trace === "string" ? resolve(io.cwd, values.trace) : undefined;
   if (tracePath !== undefined) prepareOutputPath("--trace", tracePath);
   const { runSession } = await import("./run-session.js");
