@@ -4,7 +4,8 @@
 import { Type, type Static } from "typebox";
 import type { AgentTool, AgentToolResult, ImageContent, TextContent } from "../src/types.js";
 import { throwIfAborted } from "./abort.js";
-import { hasErrorCode, type FileSystemOperations } from "./file-system-operations.js";
+import { hasErrorCode, type FileReader, type FileSystemOperations } from "./file-system-operations.js";
+import { READ_CHUNK_BYTES, lineWindowOfText, readLineWindow, type LineWindow } from "./line-window.js";
 import { IMAGE_LIBRARY_INSTALL_HINT, IMAGE_MAX_DIMENSION, detectImageMimeType, loadSharp, prepareImage, type ImageLibraryLoader, type PreparedImage } from "./image.js";
 import { fileSystemFor } from "./confined-file-system.js";
 import { resolveToolPath, type PathOptions } from "./resolve-path.js";
@@ -29,7 +30,7 @@ export interface ReadToolDetails {
 }
 
 /** File access `read` needs. */
-export type ReadOperations = Pick<FileSystemOperations, "readFile" | "stat" | "realpath">;
+export type ReadOperations = Pick<FileSystemOperations, "readFile" | "stat" | "realpath" | "openRead">;
 
 /** Options of {@link createReadTool}. */
 export interface ReadToolOptions extends PathOptions {
@@ -70,20 +71,18 @@ async function readImage(
   return { content: [text, image], details: { image: { mimeType: prepared.mimeType, ...(resized ? { resized } : {}) } } };
 }
 
-function readText(text: string, input: ReadToolInput): AgentToolResult<ReadToolDetails> {
-  const lines = text.split("\n");
-  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
-  const totalLines = lines.length;
+function readText(window: LineWindow, input: ReadToolInput): AgentToolResult<ReadToolDetails> {
+  const { totalLines } = window;
   const start = (input.offset ?? 1) - 1;
-  if (input.offset !== undefined && start >= totalLines && !(totalLines === 1 && lines[0] === "" && start === 0)) {
+  if (input.offset !== undefined && start >= totalLines) {
     throw new Error(`Offset ${input.offset} is beyond end of file (${totalLines} lines total)`);
   }
   const end = input.limit !== undefined ? Math.min(start + input.limit, totalLines) : totalLines;
-  const truncation = truncateHead(lines.slice(start, end).join("\n"));
+  const truncation = truncateHead(window.lines.join("\n"));
   const firstLine = start + 1;
 
   if (truncation.firstLineExceedsLimit) {
-    const size = formatSize(Buffer.byteLength(lines[start], "utf8"));
+    const size = formatSize(window.firstLineBytes);
     const notice = `[Line ${firstLine} is ${size}, exceeds ${formatSize(DEFAULT_MAX_BYTES)} limit. Use bash: sed -n '${firstLine}p' ${input.path} | head -c ${DEFAULT_MAX_BYTES}]`;
     return { content: [{ type: "text", text: notice }], details: { truncation } };
   }
@@ -98,6 +97,47 @@ function readText(text: string, input: ReadToolInput): AgentToolResult<ReadToolD
     return { content: [{ type: "text", text: `${truncation.content}\n\n${notice}` }], details: {} };
   }
   return { content: [{ type: "text", text: truncation.content }], details: {} };
+}
+
+/** The whole file from an open reader (images, which are sent whole). */
+async function readAll(reader: FileReader): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for (let position = 0; ; ) {
+    const chunk = Buffer.alloc(READ_CHUNK_BYTES);
+    const read = await reader.read(chunk, position);
+    if (read === 0) return Buffer.concat(parts);
+    parts.push(chunk.subarray(0, read));
+    position += read;
+  }
+}
+
+function binaryError(input: ReadToolInput, size: number): Error {
+  return new Error(`${input.path} is a binary file (${formatSize(size)}); read shows text files and images only. Inspect it with bash, e.g. xxd ${input.path} | head`);
+}
+
+/** Reads an opened file in chunks (then closes it): only the lines returned are held, whatever the file's size. */
+async function readStreaming(
+  reader: FileReader,
+  input: ReadToolInput,
+  loadLibrary: ImageLibraryLoader | undefined,
+  signal?: AbortSignal,
+): Promise<AgentToolResult<ReadToolDetails>> {
+  try {
+    const sniff = Buffer.alloc(BINARY_SNIFF_BYTES);
+    const head = sniff.subarray(0, await reader.read(sniff, 0));
+    const mimeType = detectImageMimeType(head);
+    if (mimeType) {
+      const result = await readImage(await readAll(reader), mimeType, loadLibrary);
+      throwIfAborted(signal);
+      return result;
+    }
+    if (head.includes(0)) throw binaryError(input, await reader.size());
+    const window = await readLineWindow(reader, (input.offset ?? 1) - 1, input.limit);
+    throwIfAborted(signal);
+    return readText(window, input);
+  } finally {
+    await reader.close();
+  }
 }
 
 /**
@@ -116,28 +156,24 @@ export function createReadTool(cwd: string, options: ReadToolOptions = {}): Agen
     async execute(_toolCallId, input, signal) {
       throwIfAborted(signal);
       const path = await resolveToolPath(cwd, input.path, options, fs);
-      let data: Buffer;
       try {
         const stat = await fs.stat(path);
         if (stat.isDirectory) throw new Error(`${input.path} is a directory. Use ls to list it.`);
-        data = await fs.readFile(path);
+        if (fs.openRead) return await readStreaming(await fs.openRead(path), input, loadLibrary, signal);
+        const data = await fs.readFile(path);
+        throwIfAborted(signal);
+        const mimeType = detectImageMimeType(data);
+        if (mimeType) {
+          const result = await readImage(data, mimeType, loadLibrary);
+          throwIfAborted(signal);
+          return result;
+        }
+        if (data.subarray(0, BINARY_SNIFF_BYTES).includes(0)) throw binaryError(input, data.length);
+        return readText(lineWindowOfText(data.toString("utf8"), (input.offset ?? 1) - 1, input.limit), input);
       } catch (error) {
         if (hasErrorCode(error, "ENOENT")) throw new Error(`File not found: ${input.path}`);
         throw error;
       }
-      throwIfAborted(signal);
-      const mimeType = detectImageMimeType(data);
-      if (mimeType) {
-        const result = await readImage(data, mimeType, loadLibrary);
-        throwIfAborted(signal);
-        return result;
-      }
-      if (data.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
-        throw new Error(
-          `${input.path} is a binary file (${formatSize(data.length)}); read shows text files and images only. Inspect it with bash, e.g. xxd ${input.path} | head`,
-        );
-      }
-      return readText(data.toString("utf8"), input);
     },
   };
 }
