@@ -38,7 +38,7 @@ function loopError(path: string): Error {
 }
 
 function toStat(s: Stats): FileStat & { isSymbolicLink: boolean } {
-  return { isFile: s.isFile(), isDirectory: s.isDirectory(), isSymbolicLink: s.isSymbolicLink(), size: s.size, mode: s.mode & 0o7777 };
+  return { isFile: s.isFile(), isDirectory: s.isDirectory(), isSymbolicLink: s.isSymbolicLink(), size: s.size, mode: s.mode & 0o7777, mtimeMs: s.mtimeMs };
 }
 
 /** Thrown inside a walk when a component changed between two looks at it: the walk starts over. */

@@ -20,6 +20,8 @@ export interface FileStat {
   size: number;
   /** Permission bits, e.g. `0o644`. */
   mode: number;
+  /** Last modification time (ms since the epoch), when the filesystem tells. */
+  mtimeMs?: number;
 }
 
 /**
@@ -80,11 +82,11 @@ export const localFileSystem: FileSystemOperations = {
   },
   stat: async (path) => {
     const s = await stat(path);
-    return { isFile: s.isFile(), isDirectory: s.isDirectory(), size: s.size, mode: s.mode & 0o7777 };
+    return { isFile: s.isFile(), isDirectory: s.isDirectory(), size: s.size, mode: s.mode & 0o7777, mtimeMs: s.mtimeMs };
   },
   lstat: async (path) => {
     const s = await lstat(path);
-    return { isFile: s.isFile(), isDirectory: s.isDirectory(), isSymbolicLink: s.isSymbolicLink(), size: s.size, mode: s.mode & 0o7777 };
+    return { isFile: s.isFile(), isDirectory: s.isDirectory(), isSymbolicLink: s.isSymbolicLink(), size: s.size, mode: s.mode & 0o7777, mtimeMs: s.mtimeMs };
   },
   readdir: async (path) => {
     const entries = await readdir(path, { withFileTypes: true });
@@ -107,4 +109,19 @@ export const localFileSystem: FileSystemOperations = {
 /** True when `error` is a Node system error with the given `code`. */
 export function hasErrorCode(error: unknown, code: string): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === code;
+}
+
+/** Bytes read from a {@link FileReader} at a time by {@link readAllFrom}. */
+const READ_ALL_CHUNK_BYTES = 1024 * 1024;
+
+/** The whole content of an open file, from its first byte to its end. */
+export async function readAllFrom(reader: FileReader): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for (let position = 0; ; ) {
+    const chunk = Buffer.alloc(READ_ALL_CHUNK_BYTES);
+    const read = await reader.read(chunk, position);
+    if (read === 0) return Buffer.concat(parts);
+    parts.push(chunk.subarray(0, read));
+    position += read;
+  }
 }

@@ -4,8 +4,8 @@
 import { Type, type Static } from "typebox";
 import type { AgentTool, AgentToolResult, ImageContent, TextContent } from "../src/types.js";
 import { throwIfAborted } from "./abort.js";
-import { hasErrorCode, type FileReader, type FileSystemOperations } from "./file-system-operations.js";
-import { READ_CHUNK_BYTES, lineWindowOfText, readLineWindow, type LineWindow } from "./line-window.js";
+import { hasErrorCode, readAllFrom, type FileReader, type FileSystemOperations } from "./file-system-operations.js";
+import { lineWindowOfText, readLineWindow, type LineWindow } from "./line-window.js";
 import { IMAGE_LIBRARY_INSTALL_HINT, IMAGE_MAX_DIMENSION, detectImageMimeType, loadSharp, prepareImage, type ImageLibraryLoader, type PreparedImage } from "./image.js";
 import { fileSystemFor } from "./confined-file-system.js";
 import { resolveToolPath, type PathOptions } from "./resolve-path.js";
@@ -99,18 +99,6 @@ function readText(window: LineWindow, input: ReadToolInput): AgentToolResult<Rea
   return { content: [{ type: "text", text: truncation.content }], details: {} };
 }
 
-/** The whole file from an open reader (images, which are sent whole). */
-async function readAll(reader: FileReader): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for (let position = 0; ; ) {
-    const chunk = Buffer.alloc(READ_CHUNK_BYTES);
-    const read = await reader.read(chunk, position);
-    if (read === 0) return Buffer.concat(parts);
-    parts.push(chunk.subarray(0, read));
-    position += read;
-  }
-}
-
 function binaryError(input: ReadToolInput, size: number): Error {
   return new Error(`${input.path} is a binary file (${formatSize(size)}); read shows text files and images only. Inspect it with bash, e.g. xxd ${input.path} | head`);
 }
@@ -127,7 +115,7 @@ async function readStreaming(
     const head = sniff.subarray(0, await reader.read(sniff, 0));
     const mimeType = detectImageMimeType(head);
     if (mimeType) {
-      const result = await readImage(await readAll(reader), mimeType, loadLibrary);
+      const result = await readImage(await readAllFrom(reader), mimeType, loadLibrary);
       throwIfAborted(signal);
       return result;
     }
