@@ -10,7 +10,7 @@ import { withFileMutationQueue } from "./file-mutation-queue.js";
 import { hasErrorCode, type FileSystemOperations } from "./file-system-operations.js";
 import { fileSystemFor } from "./confined-file-system.js";
 import { resolveToolPath, type PathOptions } from "./resolve-path.js";
-import { assertEditableText } from "./text-bytes.js";
+import { assertEditableText, notEditableTextIn, refuse } from "./text-bytes.js";
 
 export const writeSchema = Type.Object({
   path: Type.String({ description: "Path to the file to write (relative or absolute)" }),
@@ -27,7 +27,7 @@ export interface WriteToolDetails {
 }
 
 /** File access `write` needs. */
-export type WriteOperations = Pick<FileSystemOperations, "mkdir" | "writeFile" | "rename" | "unlink" | "stat" | "realpath" | "readFile">;
+export type WriteOperations = Pick<FileSystemOperations, "mkdir" | "writeFile" | "rename" | "unlink" | "stat" | "realpath" | "readFile" | "openRead">;
 
 /** Options of {@link createWriteTool}. */
 export interface WriteToolOptions extends PathOptions {
@@ -37,15 +37,23 @@ export interface WriteToolOptions extends PathOptions {
 
 /** Throws, leaving it untouched, when `path` is an existing file whose bytes are not UTF-8 text. */
 async function refuseNonTextFile(fs: WriteOperations, path: string, shown: string): Promise<void> {
-  let bytes: Buffer;
   try {
-    if (!(await fs.stat(path)).isFile) return;
-    bytes = await fs.readFile(path);
+    const stat = await fs.stat(path);
+    if (!stat.isFile) return;
+    if (!fs.openRead) {
+      assertEditableText(await fs.readFile(path), shown, "write");
+      return;
+    }
+    const reader = await fs.openRead(path);
+    try {
+      refuse(await notEditableTextIn(reader), stat.size, shown, "write");
+    } finally {
+      await reader.close();
+    }
   } catch (error) {
     if (hasErrorCode(error, "ENOENT") || hasErrorCode(error, "ENOTDIR")) return;
     throw error;
   }
-  assertEditableText(bytes, shown, "write");
 }
 
 /**
