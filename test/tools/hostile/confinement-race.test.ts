@@ -101,6 +101,16 @@ describe("confinement under a directory/symlink swap race", () => {
     expect(results.filter((r) => !(r.text === "inside" || r.refused || /File not found|ENOENT/.test(r.text)))).toEqual([]);
   });
 
+  it(`${READS} listings of sub/: none shows an outside name`, async () => {
+    const ls = createLsTool(root.dir, { confine: true });
+    const swapping = await startSwapping();
+    const seen: string[] = [];
+    for (let i = 0; i < READS; i++) seen.push((await outcome(() => ls.execute("t", { path: "sub" }))).text);
+    await swapping.stop();
+    expect(seen.filter((t) => t.includes("outside-only"))).toEqual([]);
+    expect(seen.filter((t) => t === "file.txt").length).toBeGreaterThan(0);
+  });
+
   it("ls, find and grep never show an outside name or line", async () => {
     const ls = createLsTool(root.dir, { confine: true });
     const find = createFindTool(root.dir, { confine: true });
