@@ -138,8 +138,12 @@ class OutputCollector {
   }
 }
 
-/** The text the model reads: the kept tail, `(no output)`, and the notice naming the full-output file. */
-function render(collector: OutputCollector): { text: string; truncation: TruncationResult } {
+/**
+ * The text the model reads: the kept tail, `(no output)`, and the notice naming the
+ * full-output file (with `confined`, saying to open it with bash: it lies outside the
+ * root the file tools may read).
+ */
+function render(collector: OutputCollector, confined: boolean): { text: string; truncation: TruncationResult } {
   const truncation = collector.snapshot();
   let text = truncation.content === "" ? "(no output)" : truncation.content;
   if (truncation.truncated) {
@@ -152,13 +156,14 @@ function render(collector: OutputCollector): { text: string; truncation: Truncat
       : capped
         ? ` First ${formatSize(collector.fileBytes)} of the ${formatSize(collector.totalBytes)} output: ${collector.fullOutputPath}`
         : ` Full output: ${collector.fullOutputPath}`;
+    const hint = collector.fullOutputPath && confined ? " (outside the working directory: view it with bash, e.g. sed -n or tail)" : "";
     let notice: string;
     if (truncation.lastLinePartial) {
-      notice = `[Showing last ${formatSize(truncation.outputBytes)} of line ${end}.${where}]`;
+      notice = `[Showing last ${formatSize(truncation.outputBytes)} of line ${end}.${where}${hint}]`;
     } else if (truncation.truncatedBy === "bytes") {
-      notice = `[Showing lines ${start}-${end} of ${total} (${formatSize(DEFAULT_MAX_BYTES)} limit).${where}]`;
+      notice = `[Showing lines ${start}-${end} of ${total} (${formatSize(DEFAULT_MAX_BYTES)} limit).${where}${hint}]`;
     } else {
-      notice = `[Showing lines ${start}-${end} of ${total}.${where}]`;
+      notice = `[Showing lines ${start}-${end} of ${total}.${where}${hint}]`;
     }
     text += `\n\n${notice}`;
   }
@@ -222,7 +227,7 @@ export function createBashTool(cwd: string, options: BashToolOptions = {}): Agen
         if (updateTimer) clearTimeout(updateTimer);
       }
       collector.close();
-      const { text, truncation } = render(collector);
+      const { text, truncation } = render(collector, options.confine === true || options.root !== undefined);
       if (!truncation.truncated) collector.discardFile();
       const details: BashToolDetails = {
         ...(truncation.truncated ? { truncation } : {}),

@@ -33,6 +33,11 @@ describe("bash full-output temp file", () => {
     expect(readdirSync(spill.dir)).toEqual([path.split("/").pop()]);
   });
 
+  it("tells a confined model to view the file with bash, as read may not open it", async () => {
+    const r = await createBashTool(ws.dir, { confine: true, fullOutputDir: spill.dir }).execute("t", { command: "seq 1 3000" });
+    expect(text(r)).toMatch(/Full output: .*\.log \(outside the working directory: view it with bash, e\.g\. sed -n or tail\)\]$/);
+  });
+
   it("deletes the temp file when the output was not cut after all (exactly the line limit)", async () => {
     const r = await createBashTool(ws.dir, { fullOutputDir: spill.dir }).execute("t", { command: "seq 1 2000" });
     expect(r.details.fullOutputPath).toBeUndefined();
