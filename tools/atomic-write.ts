@@ -6,8 +6,15 @@ import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import { hasErrorCode, type FileSystemOperations } from "./file-system-operations.js";
 
+const TEMP_SUFFIX_BYTES = 6;
+
 /** File access {@link writeFileAtomic} needs. */
 export type AtomicWriteOperations = Pick<FileSystemOperations, "writeFile" | "rename" | "unlink" | "stat">;
+
+/** A fresh temp file name next to `path` (same directory, so a rename replaces it atomically). */
+export function tempPathFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${randomBytes(TEMP_SUFFIX_BYTES).toString("hex")}.tmp`);
+}
 
 /**
  * Replaces `path` with `data` atomically, keeping the permission bits of a file it
@@ -20,7 +27,7 @@ export async function writeFileAtomic(fs: AtomicWriteOperations, path: string, d
   } catch (error) {
     if (!hasErrorCode(error, "ENOENT")) throw error;
   }
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+  const temp = tempPathFor(path);
   try {
     await fs.writeFile(temp, data, mode);
     await fs.rename(temp, path);

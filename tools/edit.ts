@@ -3,13 +3,15 @@
  */
 import { structuredPatch } from "diff";
 import { Type, type Static } from "typebox";
-import type { AgentTool } from "../src/types.js";
+import type { AgentTool, AgentToolResult } from "../src/types.js";
 import { throwIfAborted } from "./abort.js";
-import { writeFileAtomic } from "./atomic-write.js";
 import { closestLines, findMatch, type MatchRange } from "./edit-match.js";
 import { withFileMutationQueue } from "./file-mutation-queue.js";
-import { hasErrorCode, localFileSystem, type FileSystemOperations } from "./file-system-operations.js";
+import { hasErrorCode, readAllFrom, type FileReader, type FileSystemOperations } from "./file-system-operations.js";
+import { replaceIfUnchanged } from "./replace-if-unchanged.js";
+import { fileSystemFor } from "./confined-file-system.js";
 import { resolveToolPath, type PathOptions } from "./resolve-path.js";
+import { assertEditableText } from "./text-bytes.js";
 
 /** Lines of context around each change in the reported diff. */
 export const EDIT_DIFF_CONTEXT_LINES = 3;
@@ -40,7 +42,7 @@ export interface EditToolDetails {
 }
 
 /** File access `edit` needs. */
-export type EditOperations = Pick<FileSystemOperations, "readFile" | "writeFile" | "rename" | "unlink" | "stat" | "realpath">;
+export type EditOperations = Pick<FileSystemOperations, "readFile" | "writeFile" | "rename" | "unlink" | "stat" | "realpath" | "openRead" | "appendFile">;
 
 /** Options of {@link createEditTool}. */
 export interface EditToolOptions extends PathOptions {
@@ -78,6 +80,8 @@ function describeEdit(): string {
     "Edit a file by replacing exact text. Each edits[i].oldText must match exactly one place in the original file, including whitespace and indentation;",
     "all edits are matched against the original file, must not overlap, and are applied together or not at all.",
     "Keep oldText as short as possible while still unique. Use write to create a file or replace all of it.",
+    "Only UTF-8 text files can be edited: a binary file or one in another encoding is refused and left unchanged.",
+    "If another program rewrites the file while the edit runs, nothing is written and you are asked to read it again; lines it appends are kept.",
   ].join(" ");
 }
 
@@ -131,11 +135,15 @@ function unifiedDiff(path: string, before: string, after: string): string {
 /**
  * Creates `edit` working in `cwd`. Throws (nothing written) when the file is missing, an
  * oldText is empty, not found (the closest lines are given as a hint), found more than
- * once, when edits overlap, or when nothing would change. Keeps a BOM and CRLF line
+ * once, when edits overlap, when nothing would change, or when the file is not UTF-8 text
+ * (invalid UTF-8 or NUL bytes: refused rather than rewritten, so no byte outside an edit
+ * ever changes). When the file changes while the edit is applied, an append is kept
+ * (carried into the new file) and any other change makes it throw, nothing written,
+ * telling the model to read the file again (see `replaceIfUnchanged`). Keeps a BOM and CRLF line
  * endings. Edits and writes of one path are serialized through the file mutation queue.
  */
 export function createEditTool(cwd: string, options: EditToolOptions = {}): AgentTool<typeof editSchema, EditToolDetails> {
-  const fs = options.operations ?? localFileSystem;
+  const fs = options.operations ?? fileSystemFor(cwd, options);
   return {
     name: "edit",
     label: "Edit",
@@ -147,35 +155,57 @@ export function createEditTool(cwd: string, options: EditToolOptions = {}): Agen
       const path = await resolveToolPath(cwd, input.path, options, fs);
       return withFileMutationQueue(path, async () => {
         throwIfAborted(signal);
-        let raw: string;
+        // Read through a reader kept open on this file, so appends that land on it after it is replaced are carried over.
+        let reader: FileReader | undefined;
+        let bytes: Buffer;
         try {
-          raw = (await fs.readFile(path)).toString("utf8");
+          reader = fs.openRead ? await fs.openRead(path) : undefined;
+          bytes = reader ? await readAllFrom(reader) : await fs.readFile(path);
         } catch (error) {
+          await reader?.close();
           if (hasErrorCode(error, "ENOENT")) throw new Error(`File not found: ${input.path}`);
           throw error;
         }
-        const bom = raw.startsWith(BOM) ? BOM : "";
-        let text = raw.slice(bom.length);
-        const crlfCount = text.split("\r\n").length - 1;
-        const crlf = crlfCount > 0 && crlfCount === text.split("\n").length - 1;
-        const toLf = (s: string): string => (crlf ? s.replaceAll("\r\n", "\n") : s);
-        text = toLf(text);
-        const edits = input.edits.map((e) => ({ oldText: toLf(e.oldText), newText: toLf(e.newText) }));
-
-        let after = text;
-        for (const range of locate(text, edits, input.path).reverse()) {
-          after = after.slice(0, range.start) + range.newText + after.slice(range.end);
+        try {
+          return await applyEdits(fs, path, bytes, input, reader, signal);
+        } finally {
+          await reader?.close();
         }
-        if (after === text) throw new Error(`No changes made to ${input.path}: the replacement text is identical to the original.`);
-        throwIfAborted(signal);
-        await writeFileAtomic(fs, path, bom + (crlf ? after.replaceAll("\n", "\r\n") : after));
-        const count = edits.length;
-        return {
-          content: [{ type: "text", text: `Successfully replaced ${count} block${count === 1 ? "" : "s"} in ${input.path}.` }],
-          details: { diff: unifiedDiff(input.path, text, after), firstChangedLine: firstChangedLine(text, after) },
-        };
       });
     },
   };
 }
 
+/** Applies `input`'s edits to `bytes` (the file's content) and replaces the file unless it changed meanwhile. */
+async function applyEdits(
+  fs: EditOperations,
+  path: string,
+  bytes: Buffer,
+  input: EditToolInput,
+  reader: FileReader | undefined,
+  signal: AbortSignal | undefined,
+): Promise<AgentToolResult<EditToolDetails>> {
+  assertEditableText(bytes, input.path, "edit");
+  const raw = bytes.toString("utf8");
+  const bom = raw.startsWith(BOM) ? BOM : "";
+  let text = raw.slice(bom.length);
+  const crlfCount = text.split("\r\n").length - 1;
+  const crlf = crlfCount > 0 && crlfCount === text.split("\n").length - 1;
+  const toLf = (s: string): string => (crlf ? s.replaceAll("\r\n", "\n") : s);
+  text = toLf(text);
+  const edits = input.edits.map((e) => ({ oldText: toLf(e.oldText), newText: toLf(e.newText) }));
+
+  let after = text;
+  for (const range of locate(text, edits, input.path).reverse()) {
+    after = after.slice(0, range.start) + range.newText + after.slice(range.end);
+  }
+  if (after === text) throw new Error(`No changes made to ${input.path}: the replacement text is identical to the original.`);
+  throwIfAborted(signal);
+  const next = Buffer.from(bom + (crlf ? after.replaceAll("\n", "\r\n") : after), "utf8");
+  await replaceIfUnchanged(fs, path, bytes, next, input.path, reader);
+  const count = edits.length;
+  return {
+    content: [{ type: "text", text: `Successfully replaced ${count} block${count === 1 ? "" : "s"} in ${input.path}.` }],
+    details: { diff: unifiedDiff(input.path, text, after), firstChangedLine: firstChangedLine(text, after) },
+  };
+}

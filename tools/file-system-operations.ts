@@ -3,7 +3,7 @@
  * `operations` option to run it against another filesystem (a container, SSH, memory).
  */
 import { constants as fsConstants } from "node:fs";
-import { access, lstat, mkdir, readdir, readFile, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { access, appendFile, lstat, mkdir, open, readdir, readFile, realpath, rename, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
 
 /** One directory entry. A symbolic link reports `isSymbolicLink` and neither file nor directory. */
 export interface FileEntry {
@@ -20,6 +20,8 @@ export interface FileStat {
   size: number;
   /** Permission bits, e.g. `0o644`. */
   mode: number;
+  /** Last modification time (ms since the epoch), when the filesystem tells. */
+  mtimeMs?: number;
 }
 
 /**
@@ -42,7 +44,33 @@ export interface FileSystemOperations {
   unlink(path: string): Promise<void>;
   /** True when the path exists (a dangling symbolic link counts as absent). */
   exists(path: string): Promise<boolean>;
+  /**
+   * Optional: opens the file to read it in chunks. Without it, `read` loads a file whole
+   * and `edit` cannot carry over lines appended while it replaced the file.
+   */
+  openRead?(path: string): Promise<FileReader>;
+  /** Optional: appends `data` to an existing file (`edit` uses it to carry over lines appended during an edit). */
+  appendFile?(path: string, data: Buffer): Promise<void>;
 }
+
+/** A file opened for reading in chunks (see {@link FileSystemOperations.openRead}). */
+export interface FileReader {
+  /** Reads into `buffer` from byte `position`; resolves with the bytes read, 0 at the end. */
+  read(buffer: Buffer, position: number): Promise<number>;
+  /** The file's current size in bytes. */
+  size(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** A {@link FileReader} over an open handle, which it closes. */
+export function fileReader(handle: FileHandle): FileReader {
+  return {
+    read: async (buffer, position) => (await handle.read(buffer, 0, buffer.length, position)).bytesRead,
+    size: async () => (await handle.stat()).size,
+    close: () => handle.close(),
+  };
+}
+
 
 /** {@link FileSystemOperations} on the local disk through `node:fs/promises`. */
 export const localFileSystem: FileSystemOperations = {
@@ -54,11 +82,11 @@ export const localFileSystem: FileSystemOperations = {
   },
   stat: async (path) => {
     const s = await stat(path);
-    return { isFile: s.isFile(), isDirectory: s.isDirectory(), size: s.size, mode: s.mode & 0o7777 };
+    return { isFile: s.isFile(), isDirectory: s.isDirectory(), size: s.size, mode: s.mode & 0o7777, mtimeMs: s.mtimeMs };
   },
   lstat: async (path) => {
     const s = await lstat(path);
-    return { isFile: s.isFile(), isDirectory: s.isDirectory(), isSymbolicLink: s.isSymbolicLink(), size: s.size, mode: s.mode & 0o7777 };
+    return { isFile: s.isFile(), isDirectory: s.isDirectory(), isSymbolicLink: s.isSymbolicLink(), size: s.size, mode: s.mode & 0o7777, mtimeMs: s.mtimeMs };
   },
   readdir: async (path) => {
     const entries = await readdir(path, { withFileTypes: true });
@@ -66,6 +94,8 @@ export const localFileSystem: FileSystemOperations = {
   },
   realpath: (path) => realpath(path),
   unlink: (path) => unlink(path),
+  openRead: async (path) => fileReader(await open(path, "r")),
+  appendFile: (path, data) => appendFile(path, data, { flag: "a" }),
   exists: async (path) => {
     try {
       await access(path, fsConstants.F_OK);
@@ -79,4 +109,19 @@ export const localFileSystem: FileSystemOperations = {
 /** True when `error` is a Node system error with the given `code`. */
 export function hasErrorCode(error: unknown, code: string): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === code;
+}
+
+/** Bytes read from a {@link FileReader} at a time by {@link readAllFrom}. */
+const READ_ALL_CHUNK_BYTES = 1024 * 1024;
+
+/** The whole content of an open file, from its first byte to its end. */
+export async function readAllFrom(reader: FileReader): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for (let position = 0; ; ) {
+    const chunk = Buffer.alloc(READ_ALL_CHUNK_BYTES);
+    const read = await reader.read(chunk, position);
+    if (read === 0) return Buffer.concat(parts);
+    parts.push(chunk.subarray(0, read));
+    position += read;
+  }
 }

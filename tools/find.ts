@@ -2,12 +2,15 @@
  * The `find` tool: files and directories whose path matches a glob. Lists with `fd`
  * when installed, else with the built-in walk; matching, order and output are shared.
  */
+import { join } from "node:path";
 import { Type, type Static } from "typebox";
 import type { AgentTool } from "../src/types.js";
 import { throwIfAborted } from "./abort.js";
 import { createGlobMatcher } from "./glob-match.js";
 import { findFd, runLines, type SearchBackend } from "./external-command.js";
-import { hasErrorCode, localFileSystem, type FileSystemOperations } from "./file-system-operations.js";
+import { hasErrorCode, type FileSystemOperations } from "./file-system-operations.js";
+import { fileSystemFor } from "./confined-file-system.js";
+import { PathOutsideRootError } from "./path-outside-root-error.js";
 import { resolveToolPath, type PathOptions } from "./resolve-path.js";
 import { DEFAULT_MAX_BYTES, formatSize, truncateHead, type TruncationResult } from "./truncate.js";
 import { comparePaths, walkTree, type WalkOperations } from "./walk.js";
@@ -32,7 +35,7 @@ export interface FindToolDetails {
 }
 
 /** File access `find` needs. */
-export type FindOperations = WalkOperations & Pick<FileSystemOperations, "stat" | "realpath">;
+export type FindOperations = WalkOperations & Pick<FileSystemOperations, "stat" | "lstat" | "realpath">;
 
 /** Options of {@link createFindTool}. */
 export interface FindToolOptions extends PathOptions {
@@ -60,6 +63,23 @@ async function listBuiltin(fs: FindOperations, base: string, signal?: AbortSigna
   return (await walkTree(fs, base, signal)).map((e) => (e.isDirectory ? `${e.path}/` : e.path));
 }
 
+/**
+ * The entries of `found` (listed by fd, which walks by path) that still lie inside the
+ * root when looked up through the confined operations; a directory swapped for a link
+ * to elsewhere while fd ran does not leak the names under it.
+ */
+async function insideRoot(fs: FindOperations, base: string, found: Listed[]): Promise<Listed[]> {
+  const kept = await Promise.all(
+    found.map((entry) =>
+      fs.lstat(join(base, entry)).then(
+        () => true,
+        (error: unknown) => !(error instanceof PathOutsideRootError),
+      ),
+    ),
+  );
+  return found.filter((_entry, i) => kept[i]);
+}
+
 function describeFind(): string {
   return [
     "Find files and directories by glob pattern. A pattern without '/' matches file names anywhere; one with '/' matches the path relative to the search directory.",
@@ -72,7 +92,7 @@ function describeFind(): string {
  * directory, and `Operation aborted` on abort.
  */
 export function createFindTool(cwd: string, options: FindToolOptions = {}): AgentTool<typeof findSchema, FindToolDetails> {
-  const fs = options.operations ?? localFileSystem;
+  const fs = options.operations ?? fileSystemFor(cwd, options);
   const backend = options.backend ?? "auto";
   return {
     name: "find",
@@ -94,7 +114,8 @@ export function createFindTool(cwd: string, options: FindToolOptions = {}): Agen
       throwIfAborted(signal);
 
       const matches = createGlobMatcher(input.pattern);
-      const found = listed.filter((p) => matches(p.endsWith("/") ? p.slice(0, -1) : p)).sort(comparePaths);
+      let found = listed.filter((p) => matches(p.endsWith("/") ? p.slice(0, -1) : p)).sort(comparePaths);
+      if (fd && (options.confine || options.root !== undefined)) found = await insideRoot(fs, base, found);
       const details: FindToolDetails = { backend: fd ? "fd" : "builtin" };
       if (found.length === 0) return { content: [{ type: "text", text: "No files found matching pattern" }], details };
 

@@ -8,7 +8,9 @@ import type { AgentTool } from "../src/types.js";
 import { throwIfAborted } from "./abort.js";
 import { createGlobMatcher } from "./glob-match.js";
 import { findRipgrep, runLines, type SearchBackend } from "./external-command.js";
-import { hasErrorCode, localFileSystem, type FileSystemOperations } from "./file-system-operations.js";
+import { hasErrorCode, type FileSystemOperations } from "./file-system-operations.js";
+import { fileSystemFor } from "./confined-file-system.js";
+import { PathOutsideRootError } from "./path-outside-root-error.js";
 import { resolveToolPath, type PathOptions } from "./resolve-path.js";
 import { DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, formatSize, truncateHead, truncateLine, type TruncationResult } from "./truncate.js";
 import { walkTree, type WalkOperations } from "./walk.js";
@@ -157,7 +159,13 @@ async function formatHits(fs: GrepOperations, base: string, hits: Hit[], context
     const file = hits[i].file;
     const matched = new Set<number>();
     for (; i < hits.length && hits[i].file === file; i++) matched.add(hits[i].line);
-    const lines = splitLines((await fs.readFile(`${base}/${file}`)).toString("utf8"));
+    const data = await fs.readFile(`${base}/${file}`).catch((error: unknown) => {
+      // rg searched by path; a file its path no longer leads to inside the root is not shown.
+      if (error instanceof PathOutsideRootError) return undefined;
+      throw error;
+    });
+    if (data === undefined) continue;
+    const lines = splitLines(data.toString("utf8"));
     const shown = new Set<number>();
     for (const n of matched) {
       for (let k = Math.max(1, n - context); k <= Math.min(lines.length, n + context); k++) shown.add(k);
@@ -185,7 +193,7 @@ function describeGrep(): string {
  * pattern (never as an option), whatever its first character.
  */
 export function createGrepTool(cwd: string, options: GrepToolOptions = {}): AgentTool<typeof grepSchema, GrepToolDetails> {
-  const fs = options.operations ?? localFileSystem;
+  const fs = options.operations ?? fileSystemFor(cwd, options);
   const backend = options.backend ?? "auto";
   return {
     name: "grep",

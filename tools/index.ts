@@ -25,11 +25,20 @@ export {
   type TruncationResult,
   type LineTruncationResult,
 } from "./truncate.js";
-export { localFileSystem, type FileSystemOperations, type FileEntry, type FileStat } from "./file-system-operations.js";
+export { localFileSystem, fileReader, readAllFrom, type FileSystemOperations, type FileEntry, type FileStat, type FileReader } from "./file-system-operations.js";
+export { createConfinedFileSystem, fileSystemFor, supportsDescriptorConfinement, MAX_SYMLINK_HOPS } from "./confined-file-system.js";
 export { resolveToolPath, expandPath, type PathOptions } from "./resolve-path.js";
 export { PathOutsideRootError } from "./path-outside-root-error.js";
 export { withFileMutationQueue } from "./file-mutation-queue.js";
-export { writeFileAtomic } from "./atomic-write.js";
+export { writeFileAtomic, tempPathFor } from "./atomic-write.js";
+export {
+  replaceIfUnchanged,
+  FileChangedError,
+  CARRY_OVER_INTERVAL_MS,
+  CARRY_OVER_QUIET_LOOKS,
+  ACTIVE_WRITER_WINDOW_MS,
+  type ReplaceOperations,
+} from "./replace-if-unchanged.js";
 export {
   detectImageMimeType,
   loadSharp,

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { Type, type Static } from "typebox";
 import type { AgentTool } from "../src/types.js";
 import { throwIfAborted } from "./abort.js";
-import { hasErrorCode, localFileSystem, type FileSystemOperations } from "./file-system-operations.js";
+import { hasErrorCode, type FileSystemOperations } from "./file-system-operations.js";
+import { fileSystemFor } from "./confined-file-system.js";
 import { resolveToolPath, type PathOptions } from "./resolve-path.js";
 import { DEFAULT_MAX_BYTES, formatSize, truncateHead, type TruncationResult } from "./truncate.js";
 
@@ -41,7 +42,7 @@ export interface LsToolOptions extends PathOptions {
  * `Not a directory: P`, and `Operation aborted` on abort.
  */
 export function createLsTool(cwd: string, options: LsToolOptions = {}): AgentTool<typeof lsSchema, LsToolDetails> {
-  const fs = options.operations ?? localFileSystem;
+  const fs = options.operations ?? fileSystemFor(cwd, options);
   return {
     name: "ls",
     label: "ls",

@@ -4,8 +4,10 @@
 import { Type, type Static } from "typebox";
 import type { AgentTool, AgentToolResult, ImageContent, TextContent } from "../src/types.js";
 import { throwIfAborted } from "./abort.js";
-import { hasErrorCode, localFileSystem, type FileSystemOperations } from "./file-system-operations.js";
+import { hasErrorCode, readAllFrom, type FileReader, type FileSystemOperations } from "./file-system-operations.js";
+import { lineWindowOfText, readLineWindow, type LineWindow } from "./line-window.js";
 import { IMAGE_LIBRARY_INSTALL_HINT, IMAGE_MAX_DIMENSION, detectImageMimeType, loadSharp, prepareImage, type ImageLibraryLoader, type PreparedImage } from "./image.js";
+import { fileSystemFor } from "./confined-file-system.js";
 import { resolveToolPath, type PathOptions } from "./resolve-path.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead, type TruncationResult } from "./truncate.js";
 
@@ -28,7 +30,7 @@ export interface ReadToolDetails {
 }
 
 /** File access `read` needs. */
-export type ReadOperations = Pick<FileSystemOperations, "readFile" | "stat" | "realpath">;
+export type ReadOperations = Pick<FileSystemOperations, "readFile" | "stat" | "realpath" | "openRead">;
 
 /** Options of {@link createReadTool}. */
 export interface ReadToolOptions extends PathOptions {
@@ -69,20 +71,18 @@ async function readImage(
   return { content: [text, image], details: { image: { mimeType: prepared.mimeType, ...(resized ? { resized } : {}) } } };
 }
 
-function readText(text: string, input: ReadToolInput): AgentToolResult<ReadToolDetails> {
-  const lines = text.split("\n");
-  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
-  const totalLines = lines.length;
+function readText(window: LineWindow, input: ReadToolInput): AgentToolResult<ReadToolDetails> {
+  const { totalLines } = window;
   const start = (input.offset ?? 1) - 1;
-  if (input.offset !== undefined && start >= totalLines && !(totalLines === 1 && lines[0] === "" && start === 0)) {
+  if (input.offset !== undefined && start >= totalLines) {
     throw new Error(`Offset ${input.offset} is beyond end of file (${totalLines} lines total)`);
   }
   const end = input.limit !== undefined ? Math.min(start + input.limit, totalLines) : totalLines;
-  const truncation = truncateHead(lines.slice(start, end).join("\n"));
+  const truncation = truncateHead(window.lines.join("\n"));
   const firstLine = start + 1;
 
   if (truncation.firstLineExceedsLimit) {
-    const size = formatSize(Buffer.byteLength(lines[start], "utf8"));
+    const size = formatSize(window.firstLineBytes);
     const notice = `[Line ${firstLine} is ${size}, exceeds ${formatSize(DEFAULT_MAX_BYTES)} limit. Use bash: sed -n '${firstLine}p' ${input.path} | head -c ${DEFAULT_MAX_BYTES}]`;
     return { content: [{ type: "text", text: notice }], details: { truncation } };
   }
@@ -99,13 +99,42 @@ function readText(text: string, input: ReadToolInput): AgentToolResult<ReadToolD
   return { content: [{ type: "text", text: truncation.content }], details: {} };
 }
 
+function binaryError(input: ReadToolInput, size: number): Error {
+  return new Error(`${input.path} is a binary file (${formatSize(size)}); read shows text files and images only. Inspect it with bash, e.g. xxd ${input.path} | head`);
+}
+
+/** Reads an opened file in chunks (then closes it): only the lines returned are held, whatever the file's size. */
+async function readStreaming(
+  reader: FileReader,
+  input: ReadToolInput,
+  loadLibrary: ImageLibraryLoader | undefined,
+  signal?: AbortSignal,
+): Promise<AgentToolResult<ReadToolDetails>> {
+  try {
+    const sniff = Buffer.alloc(BINARY_SNIFF_BYTES);
+    const head = sniff.subarray(0, await reader.read(sniff, 0));
+    const mimeType = detectImageMimeType(head);
+    if (mimeType) {
+      const result = await readImage(await readAllFrom(reader), mimeType, loadLibrary);
+      throwIfAborted(signal);
+      return result;
+    }
+    if (head.includes(0)) throw binaryError(input, await reader.size());
+    const window = await readLineWindow(reader, (input.offset ?? 1) - 1, input.limit);
+    throwIfAborted(signal);
+    return readText(window, input);
+  } finally {
+    await reader.close();
+  }
+}
+
 /**
  * Creates `read` working in `cwd`. Throws (for the model to read) when the file is
  * missing, is a directory or a binary file that is not an image, or `offset` is past
  * the end. Honours the abort signal with `Operation aborted`.
  */
 export function createReadTool(cwd: string, options: ReadToolOptions = {}): AgentTool<typeof readSchema, ReadToolDetails> {
-  const fs = options.operations ?? localFileSystem;
+  const fs = options.operations ?? fileSystemFor(cwd, options);
   const loadLibrary = (options.autoResizeImages ?? true) ? (options.loadImageLibrary ?? loadSharp) : undefined;
   return {
     name: "read",
@@ -115,28 +144,24 @@ export function createReadTool(cwd: string, options: ReadToolOptions = {}): Agen
     async execute(_toolCallId, input, signal) {
       throwIfAborted(signal);
       const path = await resolveToolPath(cwd, input.path, options, fs);
-      let data: Buffer;
       try {
         const stat = await fs.stat(path);
         if (stat.isDirectory) throw new Error(`${input.path} is a directory. Use ls to list it.`);
-        data = await fs.readFile(path);
+        if (fs.openRead) return await readStreaming(await fs.openRead(path), input, loadLibrary, signal);
+        const data = await fs.readFile(path);
+        throwIfAborted(signal);
+        const mimeType = detectImageMimeType(data);
+        if (mimeType) {
+          const result = await readImage(data, mimeType, loadLibrary);
+          throwIfAborted(signal);
+          return result;
+        }
+        if (data.subarray(0, BINARY_SNIFF_BYTES).includes(0)) throw binaryError(input, data.length);
+        return readText(lineWindowOfText(data.toString("utf8"), (input.offset ?? 1) - 1, input.limit), input);
       } catch (error) {
         if (hasErrorCode(error, "ENOENT")) throw new Error(`File not found: ${input.path}`);
         throw error;
       }
-      throwIfAborted(signal);
-      const mimeType = detectImageMimeType(data);
-      if (mimeType) {
-        const result = await readImage(data, mimeType, loadLibrary);
-        throwIfAborted(signal);
-        return result;
-      }
-      if (data.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
-        throw new Error(
-          `${input.path} is a binary file (${formatSize(data.length)}); read shows text files and images only. Inspect it with bash, e.g. xxd ${input.path} | head`,
-        );
-      }
-      return readText(data.toString("utf8"), input);
     },
   };
 }

@@ -43,7 +43,8 @@ async function canonical(path: string, fs: Pick<FileSystemOperations, "realpath"
     try {
       const real = await fs.realpath(current);
       return rest.length === 0 ? real : join(real, ...rest.reverse());
-    } catch {
+    } catch (error) {
+      if (error instanceof PathOutsideRootError && error.via === "symlink") throw error;
       const parent = dirname(current);
       if (parent === current) return path;
       rest.push(current.slice(parent.length).replace(/^[\\/]+/, ""));

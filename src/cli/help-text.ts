@@ -65,6 +65,8 @@ Options:
                                e.g. --all-tools  (not together with --tools)
       --cwd <dir>              Directory the tools work in. Default: the current directory.
                                e.g. --cwd ./my-project
+      --no-confine             Let read, edit, write, ls, find and grep use paths outside --cwd
+                               (default: confined; bash is a shell and is never confined).
       --system <text>          System prompt. Default: a short coding-assistant prompt naming --cwd.
                                e.g. --system "You review code. Never edit files."
       --max-turns <n>          Stop (exit code 3) instead of starting turn n+1 (n ≥ 1).  e.g. --max-turns 10

@@ -19,6 +19,8 @@ export interface RunArgs {
   tools: string[];
   /** Absolute working directory of the tools. */
   cwd: string;
+  /** Confine the file tools to `cwd` (false with `--no-confine`). */
+  confine: boolean;
   systemPrompt?: string;
   maxTurns?: number;
   /** `--thinking`: the reasoning level asked of the model (pi 1.x's levels, `max` included). */
@@ -57,6 +59,7 @@ export const RUN_OPTIONS = {
   tools: { type: "string" },
   "all-tools": { type: "boolean" },
   cwd: { type: "string" },
+  "no-confine": { type: "boolean" },
   system: { type: "string" },
   "max-turns": { type: "string" },
   thinking: { type: "string" },
@@ -106,6 +109,7 @@ export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs 
     baseUrl: stringValue(values["base-url"], "--base-url"),
     tools,
     cwd,
+    confine: values["no-confine"] !== true,
     systemPrompt: typeof values.system === "string" ? values.system : undefined,
     maxTurns: typeof values["max-turns"] === "string" ? parsePositiveInt("--max-turns", values["max-turns"]) : undefined,
     thinkingLevel: typeof values.thinking === "string" ? parseThinkingLevel(values.thinking) : undefined,

@@ -18,14 +18,16 @@ export function parseToolList(value: string): string[] {
 }
 
 /**
- * Creates the named built-in tools working in `cwd`, in the order given; `bash`
- * passes commands none of the provider key variables but those in `keepEnv`
- * (`--tool-env-keep`). The tools module is loaded on first use.
+ * Creates the named built-in tools working in `cwd`, in the order given, confined to
+ * `cwd` unless `confine` is false (`--no-confine`): read, edit, write, ls, find and grep
+ * then refuse paths and symbolic links leading outside it. `bash` passes commands none
+ * of the provider key variables but those in `keepEnv` (`--tool-env-keep`). The tools
+ * module is loaded on first use.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of any schema, as AgentContext.tools
-export async function createTools(names: readonly string[], cwd: string, keepEnv: readonly string[] = []): Promise<AgentTool<any, any>[]> {
+export async function createTools(names: readonly string[], cwd: string, { keepEnv = [], confine = true }: { keepEnv?: readonly string[]; confine?: boolean } = {}): Promise<AgentTool<any, any>[]> {
   const { createAllTools } = await import("../../tools/index.js");
-  const all = createAllTools(cwd, { bash: { keepEnv } });
+  const all = createAllTools(cwd, { confine, bash: { keepEnv } });
   return names.map((name) => {
     const tool = all.find((candidate) => candidate.name === name);
     if (tool === undefined) throw new UsageError(`The tool ${name} is not available in this build of loopchart.`);

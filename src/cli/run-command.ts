@@ -34,7 +34,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     const seeded = resolved.spec === "scripted/demo" ? await seedDemoWorkspace(parsed.cwd) : [];
     io.stderr.write(`${scriptedModelNote(resolved.spec, io.invokedAs, seeded)}\n`);
   }
-  const tools = requireApproval(await createTools(parsed.tools, parsed.cwd, parsed.toolEnvKeep), parsed.needsApproval);
+  const tools = requireApproval(await createTools(parsed.tools, parsed.cwd, { keepEnv: parsed.toolEnvKeep, confine: parsed.confine }), parsed.needsApproval);
   if (parsed.session === undefined) return finishRun(await startRun(parsed, args, io, prompt, resolved, tools), parsed, io);
   const { openCliStore, prepareRunSession, reportingSessionErrors } = await import("./session-commands.js");
   const store = await openCliStore(parsed.store, io);
@@ -46,6 +46,7 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
         ...(parsed.baseUrl === undefined ? {} : { baseUrl: parsed.baseUrl }),
         tools: parsed.tools,
         cwd: parsed.cwd,
+        ...(parsed.confine ? {} : { confine: false }),
         ...(parsed.maxTurns === undefined ? {} : { maxTurns: parsed.maxTurns }),
         ...(parsed.maxRetries === undefined ? {} : { maxRetries: parsed.maxRetries }),
         ...(parsed.needsApproval.length === 0 ? {} : { needsApproval: parsed.needsApproval }),

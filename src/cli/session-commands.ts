@@ -148,7 +148,7 @@ async function continueStored(options: {
   const meta = readCliMeta(stored.record.meta, id);
   const runTurns = (stored.record.snapshot as { context?: { turn?: number } } | undefined)?.context?.turn ?? 0;
   const resolved = await resolveModel({ spec: meta.model, baseUrl: meta.baseUrl, env: io.env, cwd: io.cwd });
-  const tools = requireApproval(await createTools(meta.tools, meta.cwd, meta.toolEnvKeep ?? []), meta.needsApproval ?? []);
+  const tools = requireApproval(await createTools(meta.tools, meta.cwd, { keepEnv: meta.toolEnvKeep ?? [], confine: meta.confine !== false }), meta.needsApproval ?? []);
   const tracePath = typeof values.trace === "string" ? resolve(io.cwd, values.trace) : undefined;
   if (tracePath !== undefined) prepareOutputPath("--trace", tracePath, PRIVATE_DIRECTORY_MODE);
   const { runSession } = await import("./run-session.js");

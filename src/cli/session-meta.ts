@@ -14,6 +14,8 @@ export interface CliSessionMeta {
   tools: string[];
   /** Absolute working directory of the tools. */
   cwd: string;
+  /** False when the run was started with `--no-confine`; absent means confined to `cwd`. */
+  confine?: boolean;
   maxTurns?: number;
   maxRetries?: number;
   /** `--needs-approval`: tools whose calls wait for a decision. */
