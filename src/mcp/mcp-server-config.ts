@@ -65,9 +65,11 @@ export function defaultServerName(config: McpServerConfig): string {
     } catch {
       // reported when connecting
     }
+    if (/^[\d.]+$|:/.test(host)) return sanitize(host.replace(/^\[|\]$/g, "")) || "mcp";
     return sanitize(host.replace(/^(www|mcp)\./, "").split(".")[0] ?? host) || "mcp";
   }
-  const words = [config.command, ...(config.args ?? [])].filter((word) => !word.startsWith("-"));
+  // The last word that names a script or a package (not a flag, not inline JSON or code).
+  const words = [config.command, ...(config.args ?? [])].filter((word) => !word.startsWith("-") && /^[@\w.:/\\-]+$/.test(word));
   const last = words[words.length - 1] ?? config.command;
   const base = (last.split(/[\\/]/).pop() ?? last).replace(/\.(m?[jt]s|cjs|py|js)$/, "");
   return sanitize(base.replace(/^(@[^/]+\/)?(mcp-server-|server-|mcp-)/, "")) || "mcp";
