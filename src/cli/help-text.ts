@@ -11,6 +11,7 @@ Usage:
   loopchart approve <id> <toolCallId>  approve a call a session waits on (--always), and go on
   loopchart reject <id> <toolCallId>   reject it (--reason "…"), and go on
   loopchart demo [options]             offline demo: the scripted model in a fresh temp workspace
+  loopchart mcp list --mcp "<command>" list an MCP server's tools, annotations and policies
   loopchart replay <trace.jsonl>       re-render a recorded trace in the terminal
   loopchart view <trace.jsonl>         serve a recorded trace in the offline viewer and open it (--port N, --host H, --no-open)
   loopchart inspect                    serve the viewer and accept live runs over WebSocket (--port N, --host H)
@@ -90,6 +91,13 @@ Options:
       --needs-approval <list>  Tools whose every call waits for a decision: asked y/n/always on a
                                terminal; without one the run exits with code 4 (the session, if any,
                                waits for loopchart approve|reject).  e.g. --needs-approval bash,write
+      --mcp "<command …>"      Offer the tools of an MCP server started over stdio (repeatable); its
+                               annotations decide approval and replay (README "MCP servers").
+                               e.g. --mcp "npx -y @modelcontextprotocol/server-filesystem ."
+      --mcp-url <url>          Offer the tools of an MCP server over HTTP (repeatable).
+      --mcp-config <file>      Servers in the mcpServers format: { "mcpServers": { "<name>":
+                               { "command", "args", "env" } | { "url", "headers" } } }. With several
+                               servers, tool names are prefixed: <server>__<tool>.
       --remote                 Queue the run on DBOS (needs --database-url <postgres-url> or
                                DBOS_SYSTEM_DATABASE_URL) and show it as a worker runs it; the
                                worker's --setup module picks model, tools and limits. Also takes

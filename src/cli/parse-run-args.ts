@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseDuration, parseNonNegativeInt, parseOptions, parsePositiveInt, parsePositiveNumber } from "./parse-options.js";
 import { DEFAULT_TOOL_NAMES, TOOL_NAMES } from "./cli-defaults.js";
+import { MCP_OPTIONS, mcpArgs, type McpCliArgs } from "./mcp-servers.js";
 import { parseToolList } from "./resolve-tools.js";
 import { UsageError } from "./usage-error.js";
 import type { ThinkingLevel } from "../types.js";
@@ -42,6 +43,8 @@ export interface RunArgs {
   store?: string;
   /** `--needs-approval <list>`: tools whose every call waits for a human decision. */
   needsApproval: string[];
+  /** `--mcp`, `--mcp-url`, `--mcp-config`: MCP servers whose tools are offered too. */
+  mcp?: McpCliArgs;
 }
 
 /** The `util.parseArgs` options of `loopchart run`. */
@@ -64,6 +67,7 @@ export const RUN_OPTIONS = {
   session: { type: "string" },
   store: { type: "string" },
   "needs-approval": { type: "string" },
+  ...MCP_OPTIONS,
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -89,6 +93,7 @@ export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs 
   const store = stringValue(values.store, "--store");
   if (store !== undefined && session === undefined) throw new UsageError("--store only applies with --session <id>, e.g. --session fix-tests --store sqlite:sessions.db.");
   const cwd = resolve(baseDir, typeof values.cwd === "string" ? values.cwd : ".");
+  const mcp = mcpArgs(values, baseDir);
   if (!help) checkDirectory(cwd);
   return {
     help,
@@ -107,14 +112,17 @@ export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs 
     tracePath: typeof values.trace === "string" ? resolve(baseDir, nonEmpty(values.trace, "--trace")) : undefined,
     inspectUrl: typeof values.inspect === "string" ? wsUrl(values.inspect) : undefined,
     json: values.json === true,
-    needsApproval: approvalList(values["needs-approval"], tools),
+    needsApproval: approvalList(values["needs-approval"], tools, mcp !== undefined),
     ...(session === undefined ? {} : { session }),
     ...(store === undefined ? {} : { store }),
+    ...(mcp === undefined ? {} : { mcp }),
   };
 }
 
-function approvalList(value: string | boolean | undefined, tools: readonly string[]): string[] {
+function approvalList(value: string | boolean | undefined, tools: readonly string[], mcp: boolean): string[] {
   if (typeof value !== "string") return [];
+  // MCP tools are known only once their servers are connected (MCP tools ask by their annotations).
+  if (mcp) return value.split(",").map((name) => name.trim()).filter((name) => name !== "");
   const names = parseToolList(value);
   const unknown = names.filter((name) => !tools.includes(name));
   if (unknown.length > 0) throw new UsageError(`--needs-approval names tools that are not offered: ${unknown.join(", ")} (offered: ${tools.join(", ") || "none"}).`);

@@ -70,6 +70,8 @@ export interface SessionOptions {
   argv: readonly string[];
   /** Store the run as a durable session. */
   durable?: DurableSessionOptions;
+  /** Between turns (MCP servers' tool lists that changed). */
+  prepareNextTurn?: AgentLoopConfig["prepareNextTurn"];
 }
 
 /** How a session ended. */
@@ -138,6 +140,7 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
         ...(options.budgetUsd === undefined ? {} : { budget: { costUsd: options.budgetUsd } }),
         ...(options.toolTimeoutMs === undefined ? {} : { toolDefaults: { timeoutMs: options.toolTimeoutMs } }),
         ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+        ...(options.prepareNextTurn === undefined ? {} : { prepareNextTurn: options.prepareNextTurn }),
         apiKey: resolved.apiKey,
         getApiKey: () => resolved.apiKey,
         ...(trace || live

@@ -2,7 +2,7 @@
  * loopchart/mcp — Model Context Protocol servers' tools as loopchart tools.
  * Needs the optional peer dependency `@modelcontextprotocol/sdk` 1.x.
  */
-export { mcpTools, McpToolNameError, DEFAULT_MCP_CALL_TIMEOUT_MS, MCP_PREFIX_SEPARATOR, type McpToolSet, type McpToolsChange, type McpToolsOptions } from "./mcp-tools.js";
+export { mcpTools, McpToolNameError, DEFAULT_MCP_CALL_TIMEOUT_MS, MCP_PREFIX_SEPARATOR, type McpAgentTool, type McpToolSet, type McpToolSource, type McpToolsChange, type McpToolsOptions } from "./mcp-tools.js";
 export {
   defaultServerName,
   parseMcpServersFile,

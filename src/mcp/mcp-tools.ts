@@ -7,7 +7,7 @@
 import type { AgentContext, AgentLoopTurnUpdate, AgentTool, AgentToolResult, PrepareNextTurnContext } from "../types.js";
 import { TOOL_NAME_PATTERN } from "../validation.js";
 import { McpConnection, type McpToolInfo } from "./mcp-connection.js";
-import { mcpToolPolicies } from "./mcp-policies.js";
+import { mcpToolPolicies, type McpToolAnnotations } from "./mcp-policies.js";
 import { progressUpdate, toAgentResult, type McpResultDetails } from "./mcp-result.js";
 import { defaultServerName, SERVER_NAME_PATTERN, type McpServerConfig } from "./mcp-server-config.js";
 
@@ -49,7 +49,7 @@ export interface McpToolsChange {
 /** What {@link mcpTools} returns. */
 export interface McpToolSet {
   /** The tools to put in the context: the servers' tools as last taken. */
-  readonly tools: AgentTool<Record<string, unknown>, McpResultDetails>[];
+  readonly tools: McpAgentTool[];
   /** The servers' names, in the order given. */
   readonly servers: readonly string[];
   /**
@@ -58,9 +58,22 @@ export interface McpToolSet {
    * context's MCP tools for the current lists, leaving other tools in place.
    */
   prepareNextTurn: (turn: Pick<PrepareNextTurnContext, "context">) => Promise<AgentLoopTurnUpdate | undefined>;
+  /** Where the tool of this name (as the model sees it) comes from, if it is one of the set's tools. */
+  sourceOf: (toolName: string) => McpToolSource | undefined;
   /** Closes every connection (stdio servers are ended). */
   close: () => Promise<void>;
 }
+
+/** Where an MCP tool comes from (on every tool of a {@link McpToolSet}, as `tool.mcp`). */
+export interface McpToolSource {
+  server: string;
+  /** The tool's own name on the server. */
+  tool: string;
+  annotations?: McpToolAnnotations;
+}
+
+/** A loopchart tool made from an MCP server's tool (its `needsApproval` is a boolean). */
+export type McpAgentTool = AgentTool<Record<string, unknown>, McpResultDetails>;
 
 /** Thrown when two tools would get the same name. */
 export class McpToolNameError extends Error {
@@ -85,7 +98,7 @@ export async function mcpTools(servers: McpServerConfig | Record<string, McpServ
   for (const [name] of entries) {
     if (!SERVER_NAME_PATTERN.test(name)) throw new TypeError(`The MCP server name "${name}" must be 1–32 letters, digits, "_" or "-" (it prefixes tool names).`);
   }
-  const set = new ToolSet(entries, options, !single || entries.length > 1);
+  const set = new ToolSet(entries, options, entries.length > 1);
   try {
     await Promise.all(set.connections.map((connection) => connection.ensure()));
     set.build(true);
@@ -103,9 +116,10 @@ function isServerConfig(value: object): value is McpServerConfig {
 
 class ToolSet implements McpToolSet {
   readonly connections: McpConnection[];
-  tools: AgentTool<Record<string, unknown>, McpResultDetails>[] = [];
+  tools: McpAgentTool[] = [];
   /** Every tool object this set made, to tell its tools from others in a context. */
   private readonly made = new WeakSet<object>();
+  private readonly sources = new WeakMap<object, McpToolSource>();
   /** Final names by connection, as last taken. */
   private taken = new Map<McpConnection, string[]>();
   private dirty = false;
@@ -138,7 +152,7 @@ class ToolSet implements McpToolSet {
    */
   build(strict: boolean): McpToolsChange[] {
     const owners = new Map<string, string>();
-    const tools: AgentTool<Record<string, unknown>, McpResultDetails>[] = [];
+    const tools: McpAgentTool[] = [];
     const changes: McpToolsChange[] = [];
     const taken = new Map<McpConnection, string[]>();
     for (const connection of this.connections) {
@@ -189,15 +203,20 @@ class ToolSet implements McpToolSet {
     return { context };
   };
 
+  sourceOf = (toolName: string): McpToolSource | undefined => {
+    const tool = this.tools.find((candidate) => candidate.name === toolName);
+    return tool === undefined ? undefined : this.sources.get(tool);
+  };
+
   close = async (): Promise<void> => {
     await Promise.all(this.connections.map((connection) => connection.close()));
   };
 
-  private makeTool(connection: McpConnection, info: McpToolInfo, name: string): AgentTool<Record<string, unknown>, McpResultDetails> {
+  private makeTool(connection: McpConnection, info: McpToolInfo, name: string): McpAgentTool {
     const policies = mcpToolPolicies(info.annotations, connection.config, info.name);
     const details: McpResultDetails = { server: connection.name, tool: info.name };
     const timeoutMs = this.options.callTimeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS;
-    const tool: AgentTool<Record<string, unknown>, McpResultDetails> = {
+    const tool: McpAgentTool = {
       name,
       label: info.annotations?.title ?? info.title ?? info.name,
       description: info.description ?? info.title ?? `${info.name} (MCP server ${connection.name})`,
@@ -245,6 +264,7 @@ class ToolSet implements McpToolSet {
       },
     };
     this.made.add(tool);
+    this.sources.set(tool, { server: connection.name, tool: info.name, ...(info.annotations ? { annotations: info.annotations } : {}) });
     return tool;
   }
 }
