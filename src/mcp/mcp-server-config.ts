@@ -69,7 +69,7 @@ export function defaultServerName(config: McpServerConfig): string {
     return sanitize(host.replace(/^(www|mcp)\./, "").split(".")[0] ?? host) || "mcp";
   }
   // The last word that names a script or a package (not a flag, not inline JSON or code).
-  const words = [config.command, ...(config.args ?? [])].filter((word) => !word.startsWith("-") && /^[@\w.:/\\-]+$/.test(word));
+  const words = [config.command, ...(config.args ?? [])].filter((word) => !word.startsWith("-") && /^[@\w.:/\\-]+$/.test(word) && /[a-zA-Z]/.test(word));
   const last = words[words.length - 1] ?? config.command;
   const base = (last.split(/[\\/]/).pop() ?? last).replace(/\.(m?[jt]s|cjs|py|js)$/, "");
   return sanitize(base.replace(/^(@[^/]+\/)?(mcp-server-|server-|mcp-)/, "")) || "mcp";
