@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { agentLoop } from "../../src/index.js";
 import { mcpTools, McpToolNameError, type McpStdioServerConfig, type McpToolSet, type McpToolsChange } from "../../src/mcp/index.js";
@@ -271,6 +272,32 @@ describe("mcpTools over streamable HTTP", () => {
     ]);
     expect(ends.find((end) => end.toolCallId === "l1")?.result.structuredContent).toEqual({ key: "http", value: 4 });
     expect(events.filter((event) => event.type === "tool_execution_update")).toHaveLength(2);
+  });
+
+  it("should fall back to SSE for a server that only speaks the older HTTP+SSE transport", async () => {
+    const transports = new Map<string, SSEServerTransport>();
+    const server: Server = createServer((req, res) => {
+      const url = new URL(req.url ?? "/", "http://127.0.0.1");
+      if (req.method === "GET" && url.pathname === "/sse") {
+        const transport = new SSEServerTransport("/messages", res);
+        transports.set(transport.sessionId, transport);
+        const mcp = createFixtureServer({ name: "sse" }) as { connect: (transport: SSEServerTransport) => Promise<void> };
+        void mcp.connect(transport);
+        return;
+      }
+      const transport = transports.get(url.searchParams.get("sessionId") ?? "");
+      if (req.method === "POST" && url.pathname === "/messages" && transport) {
+        void transport.handlePostMessage(req, res);
+        return;
+      }
+      res.writeHead(405).end("method not allowed");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    cleanups.push(() => void server.closeAllConnections());
+    const set = await open({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse` }, { name: "legacy" });
+    const { ends } = await run(set, [{ calls: [{ id: "l1", name: "lookup", arguments: { key: "sse" } }] }, { text: "done" }]);
+    expect(ends[0]?.result.structuredContent).toEqual({ key: "sse", value: 3 });
   });
 
   it("should fail with the server's answer when the headers are refused", async () => {
