@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { McpServerConfig, McpToolSet } from "../mcp/index.js";
+import type { McpServerConfig, McpToolSet, McpToolsChange } from "../mcp/index.js";
 import type { CliIo } from "./cli-io.js";
 import { UsageError } from "./usage-error.js";
 
@@ -124,7 +124,7 @@ export async function connectCliMcp(args: McpCliArgs, cwd: string, io: CliIo, bu
   const { mcpTools } = await import("../mcp/index.js");
   let set: McpToolSet;
   try {
-    set = await mcpTools(servers, { clientInfo: { name: "loopchart-cli", version: "1" } });
+    set = await mcpTools(servers, { clientInfo: { name: "loopchart-cli", version: "1" }, onToolsChanged: (change) => io.stderr.write(`${describeChange(change)}\n`) });
   } catch (error) {
     io.stderr.write(`loopchart: ${(error as Error).message}\n`);
     return undefined;
@@ -137,4 +137,15 @@ export async function connectCliMcp(args: McpCliArgs, cwd: string, io: CliIo, bu
     );
   }
   return set;
+}
+
+/** One line saying how a server's tools changed at a turn boundary. */
+export function describeChange(change: McpToolsChange): string {
+  const parts = [
+    ...(change.unavailable === undefined ? [] : [`unavailable (${change.unavailable})`]),
+    ...(change.added.length === 0 ? [] : [`tools added: ${change.added.join(", ")}`]),
+    ...(change.removed.length === 0 ? [] : [`tools removed: ${change.removed.join(", ")}`]),
+    ...(change.collisions === undefined ? [] : [`left out (name taken): ${change.collisions.join(", ")}`]),
+  ];
+  return `MCP server ${change.server}: ${parts.join("; ")}`;
 }

@@ -115,6 +115,22 @@ describe("MCP servers through the CLI", () => {
     }, 90_000);
   }
 
+  it("should declare tools a server added at the next turn and say so", async () => {
+    const { dir, script, serverCommand } = workspace([call("a1", "add_tool", {}), call("e1", "extra_tool", {}), answer("Used the new tool.")]);
+    const result = await runCli(["run", "--model", `scripted/${script}`, "--cwd", dir, "--tools", "none", "--mcp", serverCommand, "--json", "Go"], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("MCP server stdio-server: tools added: extra_tool");
+    const ends = result.stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { type: string; toolCallId?: string; isError?: boolean; result?: { content?: { text?: string }[] } })
+      .filter((event) => event.type === "tool_execution_end");
+    expect(ends.map((end) => [end.toolCallId, end.isError, end.result?.content?.[0]?.text])).toEqual([
+      ["a1", false, "added extra_tool"],
+      ["e1", false, "extra ran"],
+    ]);
+  }, 60_000);
+
   it("should list a server's tools with their annotations and policies, prefixing names with several servers", async () => {
     const { dir, serverCommand } = workspace([]);
     const single = await runCli(["mcp", "list", "--mcp", serverCommand], { cwd: dir });
