@@ -97,13 +97,15 @@ export class McpConnection {
 
   private async connect(): Promise<Client> {
     const sdk = await loadMcpSdk();
+    let client: Client | undefined;
     try {
-      const client = isStdioConfig(this.config) ? await this.connectStdio(sdk) : await this.connectHttp(sdk);
+      client = isStdioConfig(this.config) ? await this.connectStdio(sdk) : await this.connectHttp(sdk);
+      this.tools = await listAll(client);
       this.client = client;
       this.failure = undefined;
-      this.tools = await listAll(client);
       return client;
     } catch (error) {
+      await client?.close().catch(() => {});
       this.failure = `${describe(error)}${this.stderr ? `; its stderr: ${this.stderr}` : ""}`;
       throw new Error(`Cannot connect to the MCP server "${this.name}": ${this.failure}`, { cause: error });
     }
