@@ -11,6 +11,7 @@ Usage:
   loopchart approve <id> <toolCallId>  approve a call a session waits on (--always), and go on
   loopchart reject <id> <toolCallId>   reject it (--reason "…"), and go on
   loopchart demo [options]             offline demo: the scripted model in a fresh temp workspace
+  loopchart mcp list --mcp "<command>" list an MCP server's tools, annotations and policies
   loopchart replay <trace.jsonl>       re-render a recorded trace in the terminal
   loopchart check-trace <trace.jsonl>  check that a recorded run is a path of the chart
   loopchart check reach <statePath>    can a run reach this state? prints a witness (--exit <reason>)
@@ -101,6 +102,13 @@ Options:
       --tool-env-keep <list>   bash commands get this process's environment without the provider key
                                variables (every *_API_KEY); keep the ones named here.
                                e.g. --tool-env-keep OPENAI_API_KEY
+      --mcp "<command …>"      Offer the tools of an MCP server started over stdio (repeatable); its
+                               annotations decide approval and replay (README "MCP servers").
+                               e.g. --mcp "npx -y @modelcontextprotocol/server-filesystem ."
+      --mcp-url <url>          Offer the tools of an MCP server over HTTP (repeatable).
+      --mcp-config <file>      Servers in the mcpServers format: { "mcpServers": { "<name>":
+                               { "command", "args", "env" } | { "url", "headers" } } }. With several
+                               servers, tool names are prefixed: <server>__<tool>.
       --remote                 Queue the run on DBOS (needs --database-url <postgres-url> or
                                DBOS_SYSTEM_DATABASE_URL) and show it as a worker runs it; the
                                worker's --setup module picks model, tools and limits. Also takes

@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseDuration, parseNonNegativeInt, parseOptions, parsePositiveInt, parsePositiveNumber } from "./parse-options.js";
 import { DEFAULT_TOOL_NAMES, TOOL_NAMES } from "./cli-defaults.js";
+import { MCP_OPTIONS, mcpArgs, type McpCliArgs } from "./mcp-servers.js";
 import { parseToolList } from "./resolve-tools.js";
 import { UsageError } from "./usage-error.js";
 import type { ThinkingLevel } from "../types.js";
@@ -50,6 +51,8 @@ export interface RunArgs {
   needsApproval: string[];
   /** `--tool-env-keep <list>`: provider key variables (`*_API_KEY`) bash commands still get. */
   toolEnvKeep: string[];
+  /** `--mcp`, `--mcp-url`, `--mcp-config`: MCP servers whose tools are offered too. */
+  mcp?: McpCliArgs;
 }
 
 /** The `util.parseArgs` options of `loopchart run`. */
@@ -76,6 +79,7 @@ export const RUN_OPTIONS = {
   store: { type: "string" },
   "needs-approval": { type: "string" },
   "tool-env-keep": { type: "string" },
+  ...MCP_OPTIONS,
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -101,6 +105,7 @@ export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs 
   const store = stringValue(values.store, "--store");
   if (store !== undefined && session === undefined) throw new UsageError("--store only applies with --session <id>, e.g. --session fix-tests --store sqlite:sessions.db.");
   const cwd = resolve(baseDir, typeof values.cwd === "string" ? values.cwd : ".");
+  const mcp = mcpArgs(values, baseDir);
   if (!help) checkDirectory(cwd);
   return {
     help,
@@ -122,15 +127,18 @@ export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs 
     tracePath: typeof values.trace === "string" ? resolve(baseDir, nonEmpty(values.trace, "--trace")) : undefined,
     inspectUrl: typeof values.inspect === "string" ? wsUrl(values.inspect) : undefined,
     json: values.json === true,
-    needsApproval: approvalList(values["needs-approval"], tools),
+    needsApproval: approvalList(values["needs-approval"], tools, mcp !== undefined),
     toolEnvKeep: typeof values["tool-env-keep"] === "string" ? values["tool-env-keep"].split(",").map((name) => name.trim()).filter((name) => name !== "") : [],
     ...(session === undefined ? {} : { session }),
     ...(store === undefined ? {} : { store }),
+    ...(mcp === undefined ? {} : { mcp }),
   };
 }
 
-function approvalList(value: string | boolean | undefined, tools: readonly string[]): string[] {
+function approvalList(value: string | boolean | undefined, tools: readonly string[], mcp: boolean): string[] {
   if (typeof value !== "string") return [];
+  // MCP tools are known only once their servers are connected (MCP tools ask by their annotations).
+  if (mcp) return value.split(",").map((name) => name.trim()).filter((name) => name !== "");
   const names = parseToolList(value);
   const unknown = names.filter((name) => !tools.includes(name));
   if (unknown.length > 0) throw new UsageError(`--needs-approval names tools that are not offered: ${unknown.join(", ")} (offered: ${tools.join(", ") || "none"}).`);

@@ -6,7 +6,7 @@ import { parseRunArgs, type RunArgs } from "./parse-run-args.js";
 import type { ResolvedModel } from "./resolve-model.js";
 import type { DurableSessionOptions, SessionOutcome } from "./run-session.js";
 import type { CliSessionMeta } from "./session-meta.js";
-import type { AgentTool } from "../types.js";
+import type { AgentLoopConfig, AgentTool } from "../types.js";
 import { readAll } from "./read-stdin.js";
 import { resolveModel } from "./resolve-model.js";
 import { createTools, requireApproval } from "./resolve-tools.js";
@@ -34,8 +34,31 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
     const seeded = resolved.spec === "scripted/demo" ? await seedDemoWorkspace(parsed.cwd) : [];
     io.stderr.write(`${scriptedModelNote(resolved.spec, io.invokedAs, seeded)}\n`);
   }
-  const tools = requireApproval(await createTools(parsed.tools, parsed.cwd, { keepEnv: parsed.toolEnvKeep, confine: parsed.confine }), parsed.needsApproval);
-  if (parsed.session === undefined) return finishRun(await startRun(parsed, args, io, prompt, resolved, tools), parsed, io);
+  const builtIn = await createTools(parsed.tools, parsed.cwd, { keepEnv: parsed.toolEnvKeep, confine: parsed.confine });
+  // MCP servers' tools join the built-in ones; the servers are closed when the run ends.
+  const mcp = parsed.mcp === undefined ? undefined : await (await import("./mcp-servers.js")).connectCliMcp(parsed.mcp, parsed.cwd, io, parsed.tools);
+  if (parsed.mcp !== undefined && mcp === undefined) return EXIT_CODES.error;
+  try {
+    const tools = requireApproval([...builtIn, ...(mcp?.tools ?? [])], parsed.needsApproval);
+    const unknown = parsed.needsApproval.filter((name) => !tools.some((tool) => tool.name === name));
+    if (unknown.length > 0) throw new UsageError(`--needs-approval names tools that are not offered: ${unknown.join(", ")} (offered: ${tools.map((tool) => tool.name).join(", ") || "none"}).`);
+    return await runWithTools(parsed, args, io, prompt, resolved, tools, mcp?.prepareNextTurn);
+  } finally {
+    await mcp?.close();
+  }
+}
+
+async function runWithTools(
+  parsed: RunArgs,
+  args: readonly string[],
+  io: CliIo,
+  prompt: string,
+  resolved: ResolvedModel,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of any schema, as AgentContext.tools
+  tools: AgentTool<any, any>[],
+  prepareNextTurn: AgentLoopConfig["prepareNextTurn"],
+): Promise<number> {
+  if (parsed.session === undefined) return finishRun(await startRun(parsed, args, io, prompt, resolved, tools, undefined, prepareNextTurn), parsed, io);
   const { openCliStore, prepareRunSession, reportingSessionErrors } = await import("./session-commands.js");
   const store = await openCliStore(parsed.store, io);
   try {
@@ -51,10 +74,11 @@ export async function runCommand(args: readonly string[], io: CliIo): Promise<nu
         ...(parsed.maxRetries === undefined ? {} : { maxRetries: parsed.maxRetries }),
         ...(parsed.needsApproval.length === 0 ? {} : { needsApproval: parsed.needsApproval }),
         ...(parsed.toolEnvKeep.length === 0 ? {} : { toolEnvKeep: parsed.toolEnvKeep }),
+        ...(parsed.mcp === undefined ? {} : { mcp: parsed.mcp }),
         ...runPolicies(parsed),
       };
       const durable = await prepareRunSession(store, parsed.session as string, meta, io, parsed.store);
-      return finishRun(await startRun(parsed, args, io, prompt, resolved, tools, durable), parsed, io);
+      return finishRun(await startRun(parsed, args, io, prompt, resolved, tools, durable, prepareNextTurn), parsed, io);
     });
   } finally {
     await store.close();
@@ -70,6 +94,7 @@ async function startRun(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of any schema, as AgentContext.tools
   tools: AgentTool<any, any>[],
   durable?: DurableSessionOptions,
+  prepareNextTurn?: AgentLoopConfig["prepareNextTurn"],
 ): Promise<SessionOutcome> {
   // Loaded only once the command line is valid: it brings the loop engine.
   const { runSession } = await import("./run-session.js");
@@ -89,6 +114,7 @@ async function startRun(
     json: parsed.json,
     argv: ["run", ...args],
     ...(durable ? { durable } : {}),
+    ...(prepareNextTurn ? { prepareNextTurn } : {}),
   });
 }
 

@@ -81,6 +81,8 @@ export interface SessionOptions {
   argv: readonly string[];
   /** Store the run as a durable session. */
   durable?: DurableSessionOptions;
+  /** Between turns (MCP servers' tool lists that changed). */
+  prepareNextTurn?: AgentLoopConfig["prepareNextTurn"];
 }
 
 /** How a session ended. */
@@ -199,6 +201,7 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
         ...(options.toolTimeoutMs === undefined ? {} : { toolDefaults: { timeoutMs: options.toolTimeoutMs } }),
         ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
         streamIdleTimeoutMs: options.idleTimeoutMs ?? STREAM_IDLE_TIMEOUT_MS,
+        ...(options.prepareNextTurn === undefined ? {} : { prepareNextTurn: options.prepareNextTurn }),
         apiKey: resolved.apiKey,
         getApiKey: () => resolved.apiKey,
         ...(trace || live

@@ -24,6 +24,7 @@ import { createTools, requireApproval } from "./resolve-tools.js";
 import type { DurableSessionOptions } from "./run-session.js";
 import { readCliMeta, type CliSessionMeta } from "./session-meta.js";
 import { UsageError } from "./usage-error.js";
+import type { AgentLoopConfig, AgentTool } from "../types.js";
 
 /** Opens the store of `--store` (default `.loopchart/sessions/` in the current directory); a bad spec is a usage error. */
 export async function openCliStore(spec: string | undefined, io: CliIo): Promise<SessionStore> {
@@ -144,15 +145,37 @@ async function continueStored(options: {
   argv: string[];
   decisions?: ApprovalDecision[];
 }): Promise<number> {
-  const { io, store, stored, id, values } = options;
+  const { io, stored, id, values } = options;
   const meta = readCliMeta(stored.record.meta, id);
-  const runTurns = (stored.record.snapshot as { context?: { turn?: number } } | undefined)?.context?.turn ?? 0;
   const resolved = await resolveModel({ spec: meta.model, baseUrl: meta.baseUrl, env: io.env, cwd: io.cwd });
-  const tools = requireApproval(await createTools(meta.tools, meta.cwd, { keepEnv: meta.toolEnvKeep ?? [], confine: meta.confine !== false }), meta.needsApproval ?? []);
   const tracePath = typeof values.trace === "string" ? resolve(io.cwd, values.trace) : undefined;
   if (tracePath !== undefined) prepareOutputPath("--trace", tracePath, PRIVATE_DIRECTORY_MODE);
+  // The session's MCP servers are connected again (a stdio server is spawned anew).
+  const mcp = meta.mcp === undefined ? undefined : await (await import("./mcp-servers.js")).connectCliMcp(meta.mcp, meta.cwd, io, meta.tools);
+  if (meta.mcp !== undefined && mcp === undefined) return EXIT_CODES.error;
+  try {
+    const tools = requireApproval([...(await createTools(meta.tools, meta.cwd, { keepEnv: meta.toolEnvKeep ?? [], confine: meta.confine !== false })), ...(mcp?.tools ?? [])], meta.needsApproval ?? []);
+    return await restoreRun(options, meta, resolved, tools, tracePath, mcp?.prepareNextTurn);
+  } finally {
+    await mcp?.close();
+  }
+}
+
+async function restoreRun(
+  options: Parameters<typeof continueStored>[0],
+  meta: CliSessionMeta,
+  resolved: Awaited<ReturnType<typeof resolveModel>>,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of any schema, as AgentContext.tools
+  tools: AgentTool<any, any>[],
+  tracePath: string | undefined,
+  prepareNextTurn: AgentLoopConfig["prepareNextTurn"],
+): Promise<number> {
+  const { io, store, stored, id, values } = options;
+  // The turns the run had when it was saved: the rest of the session's turns came before it.
+  const runTurns = (stored.record.snapshot as { context?: { turn?: number } } | undefined)?.context?.turn ?? 0;
   const { runSession } = await import("./run-session.js");
   const outcome = await runSession({
+    ...(prepareNextTurn ? { prepareNextTurn } : {}),
     io,
     prompt: "",
     resolved,

@@ -3,6 +3,7 @@
  * can rebuild the run: the model spec, the tools and where they work. No API key:
  * resume reads it from the environment again.
  */
+import type { McpCliArgs } from "./mcp-servers.js";
 import { UsageError } from "./usage-error.js";
 
 /** The CLI's part of a session record's `meta`. */
@@ -26,6 +27,8 @@ export interface CliSessionMeta {
   wrapUp?: boolean;
   budgetUsd?: number;
   toolTimeoutMs?: number;
+  /** `--mcp`, `--mcp-url`, `--mcp-config` (absolute): the MCP servers to connect again (no env or headers stored; the file is read again). */
+  mcp?: McpCliArgs;
 }
 
 /** The CLI meta of a session, or a `UsageError` saying the session was not started by `loopchart run`. */
