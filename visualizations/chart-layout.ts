@@ -89,6 +89,11 @@ export interface ChartLayoutOptions {
   elk?: Record<string, string>;
 }
 
+/** Paths of the compound states of `machine`'s top level: collapsed, they leave the top level alone. */
+export function topLevelCompounds(machine: MachineDescription): Set<string> {
+  return new Set(machine.root.states.filter((state) => state.states.length > 0).map((state) => state.path));
+}
+
 const round = (value: number): number => Math.round(value * 10) / 10;
 const textWidth = (lines: readonly string[]): number => Math.max(0, ...lines.map((line) => [...line].length)) * CHAR_WIDTH;
 const nodeId = (path: string): string => `s:${path}`;
@@ -119,6 +124,8 @@ function plan(machine: MachineDescription, collapsed: ReadonlySet<string>): Plan
     const lines = transitionLabel(transition, fallback[position]);
     const from = boxOf(transition.source, collapsed);
     if (transition.targets.length === 0) {
+      // A targetless transition of a state hidden in a collapsed box is not drawn.
+      if (from !== transition.source) return;
       const line = INTERNAL_MARK + (lines.join(" ") || "(eventless)");
       const list = internal.get(from) ?? [];
       if (!list.includes(line)) list.push(line);

@@ -10,9 +10,11 @@
  */
 import type { AnyStateMachine } from "xstate";
 import * as machines from "../machines/index.js";
-import { describeMachine, type MachineDescription } from "../src/inspection/describe-machine.js";
+import { describeMachine } from "../src/inspection/describe-machine.js";
 import { toMermaid } from "../src/inspection/to-mermaid.js";
-import { layoutChart } from "./chart-layout.js";
+import { layoutChart, topLevelCompounds } from "./chart-layout.js";
+
+export { topLevelCompounds };
 import { chartSvg } from "./chart-svg.js";
 
 function isStateMachine(value: unknown): value is AnyStateMachine {
@@ -26,11 +28,6 @@ export const DIAGRAMS: readonly { name: string; machine: AnyStateMachine }[] = O
   .filter(isStateMachine)
   .map((machine) => ({ name: kebab(machine.id), machine }))
   .sort((a, b) => (a.machine.id === "agentLoop" ? -1 : b.machine.id === "agentLoop" ? 1 : a.name.localeCompare(b.name)));
-
-/** Paths of the compound states of `description`'s top level: collapsed, they leave the top level alone. */
-export function topLevelCompounds(description: MachineDescription): Set<string> {
-  return new Set(description.root.states.filter((state) => state.states.length > 0).map((state) => state.path));
-}
 
 /** The SVG chart of `machine` (ELK layout, our SVG writer), the whole hierarchy or (`top`) its top level only. */
 export async function machineSvg(machine: AnyStateMachine, { top = false }: { top?: boolean } = {}): Promise<string> {

@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import { summarizeContext } from "../inspection/trace-record.js";
 import { sanitizeValue } from "../inspection/sanitize.js";
+import { promptOfRecord } from "../inspection/run-summary.js";
 import type { TraceEventLine, TraceInspectionLine } from "./trace-format.js";
 
 /** The address servers bind to unless `--host` says otherwise. */
@@ -33,6 +34,12 @@ type RunRecord = TraceEventLine | TraceInspectionLine;
 interface Run {
   id: string;
   label: string;
+  /** A trace file given to `view` ("recorded") or a run sent while it runs ("live"). */
+  kind: "recorded" | "live";
+  /** The first user message's text, once a record carried it. */
+  prompt?: string;
+  /** Time of the first record (ms since the epoch). */
+  startedAt?: number;
   records: RunRecord[];
   /** Session id → actor id, to name the actor of Stately snapshot and event messages. */
   actors: Map<string, string>;
@@ -66,15 +73,15 @@ export async function startViewerServer({ port = 0, host = DEFAULT_VIEWER_HOST }
   const runs = new Map<string, Run>();
   /** Open viewer pages → the run each one watches ("" until it asks for one). */
   const viewers = new Map<WebSocket, string>();
-  const listing = () => [...runs.values()].map(({ id, label }) => ({ id, label }));
+  const listing = () => [...runs.values()].map(({ id, label, kind, prompt, startedAt }) => ({ id, label, kind, ...(prompt ? { prompt } : {}), ...(startedAt ? { startedAt } : {}) }));
   const broadcast = (message: unknown) => {
     const text = JSON.stringify(message);
     for (const socket of viewers.keys()) socket.send(text);
   };
-  const runFor = (id: string, label: string): Run => {
+  const runFor = (id: string, label: string, kind: Run["kind"] = "live"): Run => {
     let run = runs.get(id);
     if (!run) {
-      run = { id, label, records: [], actors: new Map() };
+      run = { id, label, kind, records: [], actors: new Map() };
       runs.set(id, run);
       broadcast({ runs: listing() });
     }
@@ -90,6 +97,13 @@ export async function startViewerServer({ port = 0, host = DEFAULT_VIEWER_HOST }
   const append = (run: Run, record: RunRecord) => {
     const from = run.records.length;
     run.records.push(record);
+    // The run's name (first prompt, start time) is known once a record carries it: the listing is sent again.
+    const prompt = run.prompt === undefined ? promptOfRecord(record) : undefined;
+    if (run.startedAt === undefined) run.startedAt = record.t;
+    if (prompt !== undefined) {
+      run.prompt = prompt;
+      broadcast({ runs: listing() });
+    }
     const text = JSON.stringify({ runId: run.id, from, records: [record] });
     for (const [socket, watched] of viewers) if (watched === run.id) socket.send(text);
   };
@@ -215,7 +229,7 @@ export async function startViewerServer({ port = 0, host = DEFAULT_VIEWER_HOST }
     url: `http://${hostText}:${address.port}/`,
     inspectUrl: `ws://${hostText}:${address.port}/`,
     addRun(label, records) {
-      const run = runFor(`trace-${runs.size + 1}`, label);
+      const run = runFor(`trace-${runs.size + 1}`, label, "recorded");
       for (const record of records) append(run, record);
     },
     inspectorConnections: () => connections,
