@@ -198,6 +198,8 @@ function elkOptions(extra: Record<string, string>): Record<string, string> {
     "elk.layered.spacing.edgeEdgeBetweenLayers": "10",
     "elk.layered.nodePlacement.strategy": "NETWORK_SIMPLEX",
     "elk.edgeLabels.inline": "false",
+    // Break cycles along a depth-first walk from the initial state: the chart reads down in the order the run goes.
+    "elk.layered.cycleBreaking.strategy": "DEPTH_FIRST",
     "elk.randomSeed": "1",
     ...extra,
   };

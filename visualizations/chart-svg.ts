@@ -106,7 +106,7 @@ export function chartSvg(layout: ChartLayout): string {
     `<svg xmlns="http://www.w3.org/2000/svg" class="statechart" data-machine="${escape(layout.machine)}" width="${layout.width}" height="${layout.height}" viewBox="0 0 ${layout.width} ${layout.height}">`,
     `<title>${escape(layout.machine)} statechart</title>`,
     `<style>${CHART_STYLE}</style>`,
-    `<defs><marker id="${marker}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z" fill="#6b7a90"/></marker></defs>`,
+    `<defs><marker id="${marker}" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z" fill="#6b7a90"/></marker></defs>`,
     ...layout.states.map(stateMarkup),
     ...layout.initials.map((point) => `<circle class="initial-dot" cx="${point.x}" cy="${point.y}" r="5"/>`),
     ...layout.edges.filter((edge) => edge.kind === "initial").map((edge) => `<path class="initial-arrow" d="${pathData(edge.points)}" marker-end="url(#${marker})"/>`),
