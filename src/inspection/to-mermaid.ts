@@ -39,8 +39,13 @@ export function toMermaid(machine: AnyStateMachine): string {
   declare(machine.root, "  ", lines);
   const anyState = `${idOf(machine.root)}__any`;
   let anyDeclared = false;
+  /** Source and event of the guarded branches seen so far: an unguarded branch after them reads `[else]`. */
+  const guarded = new Set<string>();
   for (const { definition } of machineTransitions(machine)) {
     const guard = definition.guard as unknown;
+    const branchKey = `${definition.source.id}\u0000${definition.eventType ?? ""}`;
+    const fallback = guard === undefined && guarded.has(branchKey);
+    if (guard !== undefined) guarded.add(branchKey);
     const guardText =
       guard === undefined
         ? ""
@@ -50,7 +55,7 @@ export function toMermaid(machine: AnyStateMachine): string {
             ? String((guard as { type: unknown }).type)
             : "inline guard";
     const event = plainEvent(definition.eventType ?? "");
-    const label = [event, guardText ? `[${guardText}]` : ""].filter(Boolean).join(" ");
+    const label = [event, guardText ? `[${guardText}]` : fallback ? "[else]" : ""].filter(Boolean).join(" ");
     const targets = (definition.target as AnyStateNode[] | undefined) ?? [];
     if (definition.source === machine.root && targets.length === 0) {
       if (!anyDeclared) lines.push(`  state "(any state)" as ${anyState}`);
