@@ -89,6 +89,12 @@ export interface ChartLayoutOptions {
   elk?: Record<string, string>;
 }
 
+/**
+ * ELK's constructor. elkjs is CommonJS: Node's ESM import gives its module object, which carries
+ * the constructor as `default`; the viewer's bundler gives the constructor itself.
+ */
+const ElkLayout = ((elk as unknown as { default?: unknown }).default ?? elk) as new () => { layout(graph: ElkNode): Promise<ElkNode> };
+
 /** Paths of the compound states of `machine`'s top level: collapsed, they leave the top level alone. */
 export function topLevelCompounds(machine: MachineDescription): Set<string> {
   return new Set(machine.root.states.filter((state) => state.states.length > 0).map((state) => state.path));
@@ -224,9 +230,7 @@ export async function layoutChart(machine: MachineDescription, layoutOptions: Ch
     children: [stateNode(machine.root, machine.id, options, collapsed, internal)],
     edges: transitionEdges,
   };
-  // elkjs is CommonJS: its module object is the constructor and also carries it as `default`.
-  const Elk = (elk as unknown as { default?: typeof elk }).default ?? elk;
-  const laid = await new Elk().layout(graph);
+  const laid = await new ElkLayout().layout(graph);
 
   const offsets = new Map<string, ElkPoint>();
   const states: StateBox[] = [];

@@ -119,7 +119,7 @@ describe.skipIf(!existsSync(CHROMIUM))("loopchart view of the demo trace at 1400
     texts.forEach((a, i) => texts.slice(i + 1).forEach((b) => overlaps(a, b) && clashes.push(`"${a.text}" / "${b.text}"`)));
     expect(clashes).toEqual([]);
     const sizes = await page.$$eval("svg.statechart text, .lane .label, .legend .key, .chart-bar h2, #chart-tabs .tab, .msg .role, .msg pre", (nodes) =>
-      nodes.map((node) => [node.textContent ?? "", Number.parseFloat(getComputedStyle(node).fontSize)] as const),
+      nodes.map((node) => [node.textContent ?? "", Number.parseFloat(node.ownerDocument.defaultView?.getComputedStyle(node).fontSize ?? "0")] as const),
     );
     expect(sizes.length).toBeGreaterThan(20);
     expect(sizes.filter(([, size]) => size < MIN_FONT_PX)).toEqual([]);
