@@ -98,7 +98,10 @@ describe.skipIf(!existsSync(CHROMIUM))("loopchart view of the demo trace at 1400
     // The loop's chart is drawn and the run's end is on it: the final state filled, the run's path marked.
     expect(await page.$$eval("div.chart[data-machine=agentLoop] g.state.active", (nodes) => nodes.map((n) => n.getAttribute("data-path")))).toContain("done");
     expect(await page.$$eval("div.chart[data-machine=agentLoop] g.state.visited", (nodes) => nodes.length)).toBeGreaterThan(0);
-    expect(await page.$$eval("div.chart[data-machine=agentLoop] g.edge.current", (nodes) => nodes.length)).toBeGreaterThan(0);
+    // Once the loop's top level has compound states, it fits the chart's pane at 100 %.
+    if ((await page.$$("div.chart[data-machine=agentLoop] g.state.compound:not(.machine)")).length > 0) {
+      expect(await page.getAttribute("div.chart[data-machine=agentLoop]", "data-scale")).toBe("1");
+    }
     // The page says what it shows: a recorded run, named by its first prompt.
     expect(await page.textContent("#kind")).toBe("recorded");
     expect(await page.textContent("#run-name")).toContain("Tidy up this workspace");
@@ -123,6 +126,23 @@ describe.skipIf(!existsSync(CHROMIUM))("loopchart view of the demo trace at 1400
     );
     expect(sizes.length).toBeGreaterThan(20);
     expect(sizes.filter(([, size]) => size < MIN_FONT_PX)).toEqual([]);
+  });
+
+  it("stepping through the run, the loop chart highlights the transition each step took", async () => {
+    await page.keyboard.press("Home");
+    const records = Number(await page.getAttribute("body", "data-records"));
+    let highlighted = 0;
+    for (let step = 0; step < records && highlighted === 0; step += 1) {
+      await page.keyboard.press("ArrowRight");
+      highlighted = (await page.$$("div.chart[data-machine=agentLoop] g.edge.current")).length;
+    }
+    expect(highlighted).toBeGreaterThan(0);
+    const current = await page.$$eval("div.chart[data-machine=agentLoop] g.edge.current", (nodes) => nodes.map((n) => [n.getAttribute("data-from"), n.getAttribute("data-to")]));
+    // The step's arrow leaves a state the run was in and enters one it is in now.
+    const active = await page.$$eval("div.chart[data-machine=agentLoop] g.state.active", (nodes) => nodes.map((n) => n.getAttribute("data-path")));
+    expect(current.some(([, to]) => active.includes(to))).toBe(true);
+    await page.screenshot({ path: join(dir, "step-highlighted.png") });
+    await page.keyboard.press("End");
   });
 
   it("clicking a lane span or a transcript message moves the slider there; ←/→ step", async () => {
@@ -170,7 +190,7 @@ describe.skipIf(!existsSync(CHROMIUM))("loopchart view of the demo trace at 1400
     await page.mouse.wheel(0, -300);
     expect(await page.getAttribute(chart, "data-scale")).not.toBe(before);
     await page.click(`${chart} button.fit`);
-    expect(await page.getAttribute(chart, "data-scale")).toBe(before);
+    expect(await page.getAttribute(chart, "data-scale")).toBe(await page.getAttribute(chart, "data-fit-scale"));
     await page.click("#chart-tabs .tab[data-machine=agentLoop]");
   });
 });

@@ -19,6 +19,8 @@ const MIN_SCALE = 0.1;
 const MAX_SCALE = 4;
 /** A pointer moving less than this many px between down and up is a click, not a drag. */
 const CLICK_SLOP = 4;
+/** Below this scale a fitted chart's 12 px text is too small to read: it opens at 100 % instead. */
+const READABLE_SCALE = 0.7;
 /** Room kept around the chart when fitting, in px. */
 const FIT_MARGIN = 8;
 
@@ -97,15 +99,41 @@ export class ChartView {
     this.svg = svg;
     this.size = { width: layout.width, height: layout.height };
     this.box.dataset.collapsed = [...this.collapsed].sort().join(" ");
-    this.fit();
     this.show(this.marks);
+    this.firstView();
+  }
+
+  /** The view a chart opens with: fitted, or, when too big to read fitted, at 100 % on the current state (else its top); `fit` shows it all. */
+  firstView(): void {
+    this.fit();
+    if (this.view.scale < READABLE_SCALE) this.focus();
+  }
+
+  /** The scale at which the whole chart fits the pane: never above 100 %. */
+  private fitScale(): number {
+    const width = Math.max(this.drawing.clientWidth - 2 * FIT_MARGIN, 1);
+    const height = Math.max(this.drawing.clientHeight - 2 * FIT_MARGIN, 1);
+    return Math.min(1, width / this.size.width, height / this.size.height);
+  }
+
+  /** At 100 %, the innermost current state (else the top of the chart) in the middle of the pane. */
+  focus(): void {
+    const boxes = [...(this.svg?.querySelectorAll<SVGGElement>("g.state.active") ?? [])];
+    const rect = boxes.at(-1)?.querySelector("rect");
+    const width = this.drawing.clientWidth;
+    const height = this.drawing.clientHeight;
+    if (rect) {
+      const x = Number(rect.getAttribute("x")) + Number(rect.getAttribute("width")) / 2;
+      const y = Number(rect.getAttribute("y")) + Number(rect.getAttribute("height")) / 2;
+      this.view = { scale: 1, x: x - width / 2, y: y - height / 2 };
+    } else this.view = { scale: 1, x: (this.size.width - width) / 2, y: -FIT_MARGIN };
+    this.apply();
   }
 
   /** Shows the whole chart: scaled down to fit the pane, never up beyond 100 %. */
   fit(): void {
-    const width = Math.max(this.drawing.clientWidth - 2 * FIT_MARGIN, 1);
-    const height = Math.max(this.drawing.clientHeight - 2 * FIT_MARGIN, 1);
-    const scale = Math.min(1, width / this.size.width, height / this.size.height);
+    const scale = this.fitScale();
+    this.box.dataset.fitScale = String(round(scale));
     this.view = { scale, x: -(this.drawing.clientWidth / scale - this.size.width) / 2, y: -FIT_MARGIN / scale };
     this.apply();
   }
@@ -175,16 +203,42 @@ export class ChartView {
       group.classList.toggle("visited", path !== "" && !marks.active.has(path) && marks.visited.has(path));
     }
     const edges = [...this.svg.querySelectorAll<SVGGElement>("g.edge")];
-    const entered = (edge: SVGGElement) => {
-      const from = edge.getAttribute("data-from") ?? "\u0000";
-      const to = edge.getAttribute("data-to") ?? "\u0000";
-      return marks.previous.has(from) && marks.active.has(to) && (!marks.previous.has(to) || from === to);
-    };
-    const candidates = edges.filter(entered);
-    const byEvent = candidates.filter((edge) => [...edge.querySelectorAll("g.transition")].some((t) => t.getAttribute("data-event") === marks.event));
-    const current = new Set(byEvent.length > 0 ? byEvent : candidates);
-    for (const edge of edges) edge.classList.toggle("current", current.has(edge));
+    const current = stepEdges(edges, marks);
+    this.box.dataset.step = current === undefined ? "unknown" : String(current.size);
+    for (const edge of edges) edge.classList.toggle("current", current?.has(edge) === true);
   }
+}
+
+/** The longest chain of eventless transitions followed after the event, when looking for the step taken. */
+const MAX_STEP_HOPS = 6;
+
+const eventsOf = (edge: SVGGElement) => [...edge.querySelectorAll("g.transition")].map((t) => t.getAttribute("data-event") ?? "");
+
+/**
+ * The arrows of the step that led to the current state: the snapshot says only where the run was
+ * before and is now, and which event it took. Every way there is looked for — an arrow the event
+ * takes out of a box the run was in, then eventless arrows — ending in a box the run newly
+ * entered. The arrows on every such way are the step; when the ways share no arrow (guards
+ * decided, and the trace does not say which) undefined: nothing is highlighted rather than a
+ * guess.
+ */
+function stepEdges(edges: SVGGElement[], marks: ChartMarks): Set<SVGGElement> | undefined {
+  if (marks.previous.size === 0) return new Set();
+  const from = (edge: SVGGElement) => edge.getAttribute("data-from") ?? "\u0000";
+  const to = (edge: SVGGElement) => edge.getAttribute("data-to") ?? "\u0000";
+  const entered = (edge: SVGGElement) => marks.active.has(to(edge)) && (!marks.previous.has(to(edge)) || from(edge) === to(edge));
+  const ways: SVGGElement[][] = [];
+  const walk = (way: SVGGElement[]) => {
+    const last = way.at(-1) as SVGGElement;
+    if (entered(last)) ways.push(way);
+    if (way.length >= MAX_STEP_HOPS) return;
+    for (const next of edges) if (from(next) === to(last) && !way.includes(next) && eventsOf(next).includes("")) walk([...way, next]);
+  };
+  for (const edge of edges) if (marks.previous.has(from(edge)) && eventsOf(edge).includes(marks.event)) walk([edge]);
+  if (ways.length === 0) return new Set();
+  const shared = new Set(ways[0]);
+  for (const way of ways.slice(1)) for (const edge of shared) if (!way.includes(edge)) shared.delete(edge);
+  return shared.size > 0 ? shared : undefined;
 }
 
 function round(value: number): number {

@@ -52,7 +52,7 @@ function showChart(id: string) {
   shownChart = id;
   for (const [machineId, chart] of charts) chart.box.hidden = machineId !== id;
   for (const tab of $("chart-tabs").querySelectorAll<HTMLElement>(".tab")) tab.classList.toggle("selected", tab.dataset.machine === id);
-  void charts.get(id)?.ready.then(() => charts.get(id)?.fit());
+  void charts.get(id)?.ready.then(() => charts.get(id)?.firstView());
 }
 
 /** Each actor's latest snapshot value and status at record index `upTo` (inclusive), and the actors announced by then. */
