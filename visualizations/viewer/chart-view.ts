@@ -44,6 +44,8 @@ export class ChartView {
   private view = { x: 0, y: 0, scale: 1 };
   private marks: ChartMarks = { active: new Set(), visited: new Set(), previous: new Set(), event: "" };
   private layoutRun = 0;
+  /** The person zoomed or panned: the chart stops following the current state until `fit`. */
+  private steered = false;
   /** Resolves once the first layout is on the page. */
   readonly ready: Promise<void>;
 
@@ -132,6 +134,7 @@ export class ChartView {
 
   /** Shows the whole chart: scaled down to fit the pane, never up beyond 100 %. */
   fit(): void {
+    this.steered = false;
     const scale = this.fitScale();
     this.box.dataset.fitScale = String(round(scale));
     this.view = { scale, x: -(this.drawing.clientWidth / scale - this.size.width) / 2, y: -FIT_MARGIN / scale };
@@ -139,6 +142,7 @@ export class ChartView {
   }
 
   private zoomAt(factor: number, px: number, py: number): void {
+    this.steered = true;
     const scale = Math.min(MAX_SCALE, Math.max(MIN_SCALE, this.view.scale * factor));
     // Keep the chart point under the pointer where it is.
     const cx = this.view.x + px / this.view.scale;
@@ -177,6 +181,7 @@ export class ChartView {
       if (!down.moved && Math.hypot(dx, dy) < CLICK_SLOP) return;
       if (!down.moved) this.drawing.setPointerCapture(event.pointerId);
       down.moved = true;
+      this.steered = true;
       this.drawing.classList.add("panning");
       this.view = { ...down.view, x: down.view.x - dx / down.view.scale, y: down.view.y - dy / down.view.scale };
       this.apply();
@@ -206,6 +211,23 @@ export class ChartView {
     const current = stepEdges(edges, marks);
     this.box.dataset.step = current === undefined ? "unknown" : String(current.size);
     for (const edge of edges) edge.classList.toggle("current", current?.has(edge) === true);
+    this.keepInView();
+  }
+
+  /** When the innermost current state has left the visible part of the chart, brings it to the middle (same zoom). */
+  private keepInView(): void {
+    const rect = [...(this.svg?.querySelectorAll<SVGGElement>("g.state.active") ?? [])].at(-1)?.querySelector("rect");
+    if (!rect || this.drawing.clientWidth === 0 || this.steered) return;
+    const { x, y, scale } = this.view;
+    const width = this.drawing.clientWidth / scale;
+    const height = this.drawing.clientHeight / scale;
+    const left = Number(rect.getAttribute("x"));
+    const top = Number(rect.getAttribute("y"));
+    const right = left + Number(rect.getAttribute("width"));
+    const bottom = top + Number(rect.getAttribute("height"));
+    if (left >= x && right <= x + width && top >= y && bottom <= y + height) return;
+    this.view = { scale, x: (left + right) / 2 - width / 2, y: (top + bottom) / 2 - height / 2 };
+    this.apply();
   }
 }
 
