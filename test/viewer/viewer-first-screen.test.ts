@@ -108,6 +108,9 @@ describe.skipIf(!existsSync(CHROMIUM))("loopchart view of the demo trace at 1400
     // The final answer is shown whole, not folded.
     expect(await page.$$eval("#transcript .msg.final details", (nodes) => nodes.length)).toBe(0);
     expect(await page.isVisible("#transcript .msg.final pre")).toBe(true);
+    // … and on the first screen: the transcript pane is scrolled to it.
+    const final = await page.locator("#transcript .msg.final").boundingBox();
+    expect((final?.y ?? VIEWPORT.height) + (final?.height ?? 0)).toBeLessThanOrEqual(VIEWPORT.height);
   });
 
   it("no two labels of the loop chart's top level overlap, and every label is at least 11 px", async () => {

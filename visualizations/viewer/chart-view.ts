@@ -129,6 +129,7 @@ export class ChartView {
       const y = Number(rect.getAttribute("y")) + Number(rect.getAttribute("height")) / 2;
       this.view = { scale: 1, x: x - width / 2, y: y - height / 2 };
     } else this.view = { scale: 1, x: (this.size.width - width) / 2, y: -FIT_MARGIN };
+    this.clamp();
     this.apply();
   }
 
@@ -149,6 +150,15 @@ export class ChartView {
     const cy = this.view.y + py / this.view.scale;
     this.view = { scale, x: cx - px / scale, y: cy - py / scale };
     this.apply();
+  }
+
+  /** Keeps a chart bigger than the pane covering it (no empty band past its edges) along each axis it overflows. */
+  private clamp(): void {
+    const { scale } = this.view;
+    const width = this.drawing.clientWidth / scale;
+    const height = this.drawing.clientHeight / scale;
+    const within = (at: number, view: number, size: number) => (size + 2 * FIT_MARGIN <= view ? at : Math.min(Math.max(at, -FIT_MARGIN), size + FIT_MARGIN - view));
+    this.view = { scale, x: within(this.view.x, width, this.size.width), y: within(this.view.y, height, this.size.height) };
   }
 
   private apply(): void {
@@ -227,6 +237,7 @@ export class ChartView {
     const bottom = top + Number(rect.getAttribute("height"));
     if (left >= x && right <= x + width && top >= y && bottom <= y + height) return;
     this.view = { scale, x: (left + right) / 2 - width / 2, y: (top + bottom) / 2 - height / 2 };
+    this.clamp();
     this.apply();
   }
 }

@@ -94,7 +94,8 @@ function renderCharts(existing: Set<string>) {
     const session = chosen ?? [...index.order].reverse().find((s) => existing.has(s) && index.actors.get(s)?.machineId === machine.id);
     chart.show(marksOf(session));
     const name = session ? nameOf(index.actors.get(session)) : "";
-    chart.title.textContent = `${machine.id}${name ? ` · ${name}` : ""}`;
+    // A call is named by its tool call id; other actors' ids (`x:0`) say nothing to a reader.
+    chart.title.textContent = `${machine.id}${name && machine.id === CALL_MACHINE ? ` · ${name}` : ""}`;
     chart.box.dataset.actor = name;
   }
 }

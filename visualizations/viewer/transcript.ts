@@ -2,7 +2,8 @@
  * The transcript: one box per finished message (`message_end`), those after the cursor hidden.
  * A long tool result is folded to its first characters; the assistant's messages are never
  * folded, and the run's final answer (its last assistant message, once nothing follows it) is
- * marked and shown whole. Clicking a message moves the cursor to it.
+ * marked and shown whole. The message at the cursor is scrolled into view. Clicking a message
+ * moves the cursor to it.
  */
 import type { RunIndex, ViewRecord } from "./run-index.js";
 import { el } from "./dom.js";
@@ -26,6 +27,8 @@ const hasToolCalls = (content: unknown) => Array.isArray(content) && content.som
 
 export class Transcript {
   private boxes: { at: number; box: HTMLElement; message: Message }[] = [];
+  /** The message last scrolled to. */
+  private shown: HTMLElement | undefined;
 
   constructor(
     private readonly root: HTMLElement,
@@ -75,5 +78,10 @@ export class Transcript {
     // The final answer: the last message shown, an assistant's without tool calls, at the end of the run.
     if (finished && final && last?.box === final) final.classList.add("final");
     last?.box.classList.add("current");
+    // The message at the cursor (at the end, the final answer) is scrolled into the pane when the cursor moved to another.
+    if (last && last.box !== this.shown) {
+      this.shown = last.box;
+      last.box.scrollIntoView({ block: "nearest" });
+    }
   }
 }
