@@ -192,7 +192,7 @@ describe.skipIf(!existsSync(CHROMIUM))("loopchart view of the demo trace at 1400
     await page.mouse.move((drawing?.x ?? 0) + 200, (drawing?.y ?? 0) + 200);
     await page.mouse.wheel(0, -300);
     expect(await page.getAttribute(chart, "data-scale")).not.toBe(before);
-    await page.click(`${chart} button.fit`);
+    await page.click(`.chart-bar[data-machine=${machine}] button.fit`);
     expect(await page.getAttribute(chart, "data-scale")).toBe(await page.getAttribute(chart, "data-fit-scale"));
     await page.click("#chart-tabs .tab[data-machine=agentLoop]");
   });

@@ -135,6 +135,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the run viewer in a browser", () => {
     // The run's last records may still be on their way: wait for the count, then compare.
     await page.waitForSelector(`body[data-records="${held.length}"]`, { timeout: 20_000 });
     expect(await page.$$eval(".lane[data-machine=toolCall]", (nodes) => nodes.map((n) => n.getAttribute("data-actor")))).toEqual([...SAMPLE_BATCH_IDS, "call_d"]);
+    expect(await page.textContent("#kind")).toBe("live");
     await page.screenshot({ path: join(output, "live.png"), fullPage: true });
     inspector.stop();
     expect(foreign).toEqual([]);

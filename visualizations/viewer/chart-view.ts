@@ -37,6 +37,8 @@ export interface ChartMarks {
 export class ChartView {
   readonly box: HTMLElement;
   readonly title: HTMLElement;
+  /** The chart's title and buttons (the page puts the shown chart's bar beside the tabs). */
+  readonly bar: HTMLElement;
   private readonly drawing: HTMLElement;
   private readonly collapsed: Set<string>;
   private svg: SVGSVGElement | undefined;
@@ -56,6 +58,8 @@ export class ChartView {
     this.box.dataset.machine = machine.id;
     const bar = document.createElement("div");
     bar.className = "chart-bar";
+    bar.dataset.machine = machine.id;
+    this.bar = bar;
     this.title = document.createElement("h2");
     this.title.textContent = machine.id;
     const fit = document.createElement("button");
@@ -73,11 +77,12 @@ export class ChartView {
     zoomOut.onclick = () => this.zoomAt(1 / WHEEL_ZOOM, this.drawing.clientWidth / 2, this.drawing.clientHeight / 2);
     const hint = document.createElement("span");
     hint.className = "hint";
-    hint.textContent = "click a [+] state to open it · wheel zooms · drag pans";
-    bar.append(this.title, fit, zoomIn, zoomOut, hint);
+    hint.textContent = "click a [+] state to open it";
+    hint.title = "click a compound state to open or close it · wheel zooms · drag pans";
+    bar.append(hint, this.title, fit, zoomIn, zoomOut);
     this.drawing = document.createElement("div");
     this.drawing.className = "drawing";
-    this.box.append(bar, this.drawing);
+    this.box.append(this.drawing);
     this.listen();
     this.ready = this.relayout();
   }

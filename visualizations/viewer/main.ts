@@ -44,6 +44,7 @@ function setUpCharts() {
     tab.onclick = () => showChart(machine.id);
     tabs.append(tab);
   }
+  tabs.append(el("div", { id: "chart-tools" }));
   showChart(shownChart);
   // Tests and people wait for this: every chart is on the page.
   void Promise.all([...charts.values()].map((chart) => chart.ready)).then(() => (document.body.dataset.charts = "ready"));
@@ -51,6 +52,8 @@ function setUpCharts() {
 function showChart(id: string) {
   shownChart = id;
   for (const [machineId, chart] of charts) chart.box.hidden = machineId !== id;
+  const shown = charts.get(id);
+  if (shown) $("chart-tools").replaceChildren(shown.bar);
   for (const tab of $("chart-tabs").querySelectorAll<HTMLElement>(".tab")) tab.classList.toggle("selected", tab.dataset.machine === id);
   void charts.get(id)?.ready.then(() => charts.get(id)?.firstView());
 }
