@@ -204,6 +204,8 @@ function elkOptions(extra: Record<string, string>): Record<string, string> {
     "elk.layered.spacing.edgeEdgeBetweenLayers": "10",
     "elk.layered.nodePlacement.strategy": "NETWORK_SIMPLEX",
     "elk.edgeLabels.inline": "false",
+    // A label sits near where its arrow starts (the state it leaves), not halfway down a long arrow.
+    "elk.layered.edgeLabels.centerLabelPlacementStrategy": "TAIL_LAYER",
     // Break cycles along a depth-first walk from the initial state: the chart reads down in the order the run goes.
     "elk.layered.cycleBreaking.strategy": "DEPTH_FIRST",
     "elk.randomSeed": "1",
