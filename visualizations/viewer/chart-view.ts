@@ -225,7 +225,15 @@ export class ChartView {
     const edges = [...this.svg.querySelectorAll<SVGGElement>("g.edge")];
     const current = stepEdges(edges, marks);
     this.box.dataset.step = current === undefined ? "unknown" : String(current.size);
-    for (const edge of edges) edge.classList.toggle("current", current?.has(edge) === true);
+    for (const edge of edges) {
+      const on = current?.has(edge) === true;
+      edge.classList.toggle("current", on);
+      // On a merged arrow, the transition the step took: the event's, or an eventless one further along.
+      const transitions = [...edge.querySelectorAll("g.transition")];
+      const taken = transitions.filter((t) => t.getAttribute("data-event") === marks.event);
+      const chosen = taken.length > 0 ? taken : transitions.filter((t) => t.getAttribute("data-event") === "");
+      for (const t of transitions) t.classList.toggle("current", on && (chosen.length === 0 || chosen.includes(t)));
+    }
     this.keepInView();
   }
 

@@ -21,9 +21,16 @@ const STATE_COLORS: Record<string, string> = {
   done: "#546e7a",
   requesting: "#ef6c00",
 };
-const COLORS = ["#8d6e63", "#00897b", "#c0ca33", "#6d4c41", "#0277bd", "#ad1457"];
-const colorOf = (state: string) =>
-  STATE_COLORS[state] ?? (AWAITING.test(state) ? (STATE_COLORS.awaitingApproval as string) : COLORS[[...state].reduce((a, c) => a + c.charCodeAt(0), 0) % COLORS.length]);
+/** Colours for the other states, handed out in the order the states first appear (so two states of a run differ while the palette lasts). */
+const COLORS = ["#0277bd", "#c0ca33", "#8d6e63", "#ad1457", "#00897b", "#6d4c41", "#5e35b1", "#f06292"];
+const assigned = new Map<string, string>();
+function colorOf(state: string): string {
+  const fixed = STATE_COLORS[state] ?? (AWAITING.test(state) ? STATE_COLORS.awaitingApproval : undefined);
+  if (fixed !== undefined) return fixed;
+  let color = assigned.get(state);
+  if (color === undefined) assigned.set(state, (color = COLORS[assigned.size % COLORS.length] as string));
+  return color;
+}
 /** Width of the lanes' drawing in its own units. */
 const LANE_UNITS = 1000;
 /** Narrowest span drawn, in lane units, so short states stay clickable. */
