@@ -1,25 +1,26 @@
 /**
  * Builds the run viewer into dist/viewer/index.html: one self-contained page (script, styles,
- * the machine descriptions and their SVG charts inlined, no network). Run by `npm run build`.
+ * the machine descriptions inlined, no network; the page lays the charts out itself with the
+ * bundled ELK, as `npm run diagrams` does, so a compound state can be opened and closed). Run by
+ * `npm run build`.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { describeMachine } from "../src/inspection/describe-machine.js";
-import { DIAGRAMS, machineSvg } from "../visualizations/diagrams.js";
+import { DIAGRAMS } from "../visualizations/diagrams.js";
 
 const root = new URL("../", import.meta.url);
 const viewer = new URL("visualizations/viewer/", root);
-// Each machine's description (for the lanes' state names) and its SVG chart, the one
-// visualizations/<name>.svg holds: every state a group with data-path, every transition an arrow.
-const machines = await Promise.all(DIAGRAMS.map(async ({ machine }) => ({ ...describeMachine(machine), svg: await machineSvg(machine) })));
+// Each machine's description: the page lays out and draws its chart.
+const machines = DIAGRAMS.map(({ machine }) => describeMachine(machine));
 const bundle = await build({
   entryPoints: [fileURLToPath(new URL("main.ts", viewer))],
   bundle: true,
   write: false,
   format: "iife",
   target: "es2022",
-  minify: false,
+  minify: true,
 });
 const script = bundle.outputFiles[0].text;
 const css = await readFile(new URL("viewer.css", viewer), "utf8");

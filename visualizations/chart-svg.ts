@@ -1,31 +1,43 @@
 /**
  * Writes a {@link ChartLayout} as a standalone SVG document: states as boxes (compound states
- * holding their children, final states with a double border), the initial dot of each level,
- * and every transition as an arrow with its `event [guard]` label. Deterministic text, so
- * committed diagrams can be compared in tests; the viewer inlines the same markup and
- * highlights the active states by adding the class `active` to `g.state[data-path]`.
+ * holding their children, a collapsed one marked `[+]`, final states with a double border), the
+ * initial dot of each level, a state's targetless transitions as `↻` lines inside its box, and
+ * every arrow with its label. Deterministic text, so committed diagrams can be compared in
+ * tests.
+ *
+ * Hooks for the viewer, which inlines the same markup: `g.state[data-path]` per box (classes
+ * `compound`, `collapsed`), `g.edge[data-from][data-to]` per arrow, and inside it one
+ * `g.transition[data-source][data-event][data-guard][data-targets]` per transition it draws,
+ * holding that transition's label text.
  */
-import { FONT_SIZE, LINE_HEIGHT, type ChartLayout, type EdgeLine, type StateBox } from "./chart-layout.js";
+import { FONT_SIZE, LINE_HEIGHT, COLLAPSED_MARK, type ChartLayout, type EdgeLine, type StateBox } from "./chart-layout.js";
 
 const escape = (text: string): string =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 /** Attribute-safe form of a machine id, for the ids of the SVG's own definitions. */
 const idPart = (text: string): string => text.replace(/[^A-Za-z0-9_-]/g, "_");
+const round = (value: number): number => Math.round(value * 10) / 10;
 
-const STYLE = [
-  "svg.statechart{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:" + FONT_SIZE + "px}",
+/** Text baseline below the top of a line. */
+const BASELINE = 11;
+const TITLE_BASELINE = 16;
+
+/** The charts' styles; the viewer adds its own for the run's states (see viewer.css). */
+export const CHART_STYLE = [
+  `svg.statechart{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",monospace;font-size:${FONT_SIZE}px}`,
+  "svg.statechart text{font-size:" + FONT_SIZE + "px}",
   "svg.statechart .state>rect{fill:#fff;stroke:#7a8499;stroke-width:1}",
-  "svg.statechart .state.compound>rect{fill:#f4f6fa}",
+  "svg.statechart .state.compound>rect{fill:#f2f5fa}",
+  "svg.statechart .state.collapsed>rect{fill:#eef3fb;stroke:#4a5a78;stroke-width:1.5}",
   "svg.statechart .state.machine>rect{fill:#fbfcfe;stroke:#1d2330}",
   "svg.statechart .state>text{fill:#1d2330}",
-  "svg.statechart .state.compound>text{font-weight:600}",
+  "svg.statechart .state>text.internal{fill:#5a6478}",
+  "svg.statechart .state.compound>text.title{font-weight:600}",
   "svg.statechart .state.final>rect.inner{fill:none}",
-  "svg.statechart .state.active>rect{fill:#e3f0ff;stroke:#1565c0;stroke-width:2}",
-  "svg.statechart .state.active>text{fill:#0d47a1;font-weight:700}",
-  "svg.statechart .transition>path,svg.statechart .initial-arrow{fill:none;stroke:#556077;stroke-width:1}",
-  "svg.statechart .transition>rect{fill:#fff;fill-opacity:0.85}",
-  "svg.statechart .transition>text{fill:#37474f}",
+  "svg.statechart .edge>path,svg.statechart .initial-arrow{fill:none;stroke:#6b7a90;stroke-width:1.2}",
+  "svg.statechart .edge>rect{fill:#fff;fill-opacity:0.9}",
+  "svg.statechart .edge text{fill:#2f3d4c}",
   "svg.statechart .initial-dot{fill:#1d2330}",
 ].join("");
 
@@ -34,7 +46,7 @@ function pathData(points: EdgeLine["points"]): string {
 }
 
 function stateMarkup(state: StateBox): string {
-  const classes = ["state", state.compound ? "compound" : "leaf", state.path === "" ? "machine" : "", state.type === "final" ? "final" : ""]
+  const classes = ["state", state.compound ? "compound" : "leaf", state.collapsed ? "collapsed" : "", state.path === "" ? "machine" : "", state.type === "final" ? "final" : ""]
     .filter(Boolean)
     .join(" ");
   const rect = `<rect x="${state.x}" y="${state.y}" width="${state.width}" height="${state.height}" rx="6"/>`;
@@ -42,30 +54,49 @@ function stateMarkup(state: StateBox): string {
     state.type === "final"
       ? `<rect class="inner" x="${state.x + 3}" y="${state.y + 3}" width="${state.width - 6}" height="${state.height - 6}" rx="4"/>`
       : "";
-  const text = state.compound
-    ? `<text x="${state.x + 8}" y="${state.y + 16}">${escape(state.key)}</text>`
-    : `<text x="${state.x + state.width / 2}" y="${state.y + state.height / 2 + 4}" text-anchor="middle">${escape(state.key)}</text>`;
-  return `<g class="${classes}" data-path="${escape(state.path)}">${rect}${inner}${text}</g>`;
+  const open = state.compound && !state.collapsed;
+  const title = state.collapsed ? state.key + COLLAPSED_MARK : state.key;
+  const centre = state.x + state.width / 2;
+  const titleY = open || state.internal.length > 0 ? state.y + TITLE_BASELINE : state.y + state.height / 2 + 4;
+  const text = open
+    ? `<text class="title" x="${state.x + 8}" y="${titleY}">${escape(title)}</text>`
+    : `<text class="title" x="${round(centre)}" y="${round(titleY)}" text-anchor="middle">${escape(title)}</text>`;
+  const internal = state.internal
+    .map((line, index) => {
+      const y = round(state.y + TITLE_BASELINE + (index + 1) * LINE_HEIGHT);
+      return open
+        ? `<text class="internal" x="${state.x + 8}" y="${y}">${escape(line)}</text>`
+        : `<text class="internal" x="${round(centre)}" y="${y}" text-anchor="middle">${escape(line)}</text>`;
+    })
+    .join("");
+  return `<g class="${classes}" data-path="${escape(state.path)}">${rect}${inner}${text}${internal}</g>`;
 }
 
-function transitionMarkup(edge: EdgeLine, marker: string): string {
-  const transition = edge.transition;
-  if (!transition) return "";
-  const attrs = [
-    `data-source="${escape(transition.source)}"`,
-    `data-event="${escape(transition.event)}"`,
-    transition.guard ? `data-guard="${escape(transition.guard)}"` : "",
-    `data-targets="${escape(transition.targets.join(" "))}"`,
-  ]
-    .filter(Boolean)
-    .join(" ");
-  const label = edge.label
-    ? `<rect x="${edge.label.x}" y="${edge.label.y}" width="${edge.label.width}" height="${edge.label.height}"/>` +
-      edge.label.lines
-        .map((line, index) => `<text x="${edge.label?.x}" y="${Math.round(((edge.label?.y ?? 0) + (index + 1) * LINE_HEIGHT - 3) * 10) / 10}">${escape(line)}</text>`)
-        .join("")
-    : "";
-  return `<g class="transition" ${attrs}><path d="${pathData(edge.points)}" marker-end="url(#${marker})"/>${label}</g>`;
+function edgeMarkup(edge: EdgeLine, marker: string): string {
+  const label = edge.label;
+  let line = 0;
+  // One group per transition, holding its own lines of the label (a merged arrow has one line each).
+  const single = edge.transitions.length === 1;
+  const seen = new Set<string>();
+  const transitions = edge.transitions
+    .map(({ transition, lines }) => {
+      const attrs = [
+        `data-source="${escape(transition.source)}"`,
+        `data-event="${escape(transition.event)}"`,
+        transition.guard ? `data-guard="${escape(transition.guard)}"` : "",
+        `data-targets="${escape(transition.targets.join(" "))}"`,
+      ]
+        .filter(Boolean)
+        .join(" ");
+      const own = single ? lines : [lines.join(" ")].filter((text) => text !== "");
+      const fresh = own.filter((text) => !seen.has(text));
+      fresh.forEach((text) => seen.add(text));
+      const texts = label ? fresh.map((text) => `<text x="${round(label.x + 2)}" y="${((line += 1), round((label.y ?? 0) + 1 + (line - 1) * LINE_HEIGHT + BASELINE))}">${escape(text)}</text>`).join("") : "";
+      return `<g class="transition" ${attrs}>${texts}</g>`;
+    })
+    .join("");
+  const box = label ? `<rect x="${label.x}" y="${label.y}" width="${label.width}" height="${label.height}"/>` : "";
+  return `<g class="edge" data-from="${escape(edge.from)}" data-to="${escape(edge.to)}"><path d="${pathData(edge.points)}" marker-end="url(#${marker})"/>${box}${transitions}</g>`;
 }
 
 /** The SVG document of `layout`. */
@@ -74,14 +105,12 @@ export function chartSvg(layout: ChartLayout): string {
   const lines = [
     `<svg xmlns="http://www.w3.org/2000/svg" class="statechart" data-machine="${escape(layout.machine)}" width="${layout.width}" height="${layout.height}" viewBox="0 0 ${layout.width} ${layout.height}">`,
     `<title>${escape(layout.machine)} statechart</title>`,
-    `<style>${STYLE}</style>`,
-    `<defs><marker id="${marker}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z" fill="#556077"/></marker></defs>`,
+    `<style>${CHART_STYLE}</style>`,
+    `<defs><marker id="${marker}" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z" fill="#6b7a90"/></marker></defs>`,
     ...layout.states.map(stateMarkup),
     ...layout.initials.map((point) => `<circle class="initial-dot" cx="${point.x}" cy="${point.y}" r="5"/>`),
-    ...layout.edges
-      .filter((edge) => edge.kind === "initial")
-      .map((edge) => `<path class="initial-arrow" d="${pathData(edge.points)}" marker-end="url(#${marker})"/>`),
-    ...layout.edges.filter((edge) => edge.kind === "transition").map((edge) => transitionMarkup(edge, marker)),
+    ...layout.edges.filter((edge) => edge.kind === "initial").map((edge) => `<path class="initial-arrow" d="${pathData(edge.points)}" marker-end="url(#${marker})"/>`),
+    ...layout.edges.filter((edge) => edge.kind === "transition").map((edge) => edgeMarkup(edge, marker)),
     "</svg>",
   ];
   return `${lines.join("\n")}\n`;

@@ -24,6 +24,12 @@ export const DEFAULT_MAX_TOTAL_BYTES = 256 * 1024 * 1024;
 export interface StoredRun {
   readonly id: string;
   readonly label: string;
+  /** A trace file given to `view` ("recorded") or a run sent while it runs ("live"). */
+  readonly kind: "recorded" | "live";
+  /** The first user message's text, once a record carried it. */
+  readonly prompt?: string;
+  /** Time of the first record (ms since the epoch). */
+  readonly startedAt?: number;
   /** How many of the run's oldest records were dropped: the first held record has this index. */
   readonly dropped: number;
   /** Index one past the last record (held or dropped). */
@@ -33,6 +39,8 @@ export interface StoredRun {
 }
 
 interface Slot extends StoredRun {
+  prompt?: string;
+  startedAt?: number;
   texts: string[];
   sizes: number[];
   /** The store's sequence number of each held record (which run holds the oldest). */
@@ -60,10 +68,10 @@ export class RunStore {
   }
 
   /** The run with this id, created (empty) when new; `created` says which. */
-  ensure(id: string, label: string): { run: StoredRun; created: boolean } {
+  ensure(id: string, label: string, kind: StoredRun["kind"] = "live"): { run: StoredRun; created: boolean } {
     const existing = this.runs.get(id);
     if (existing) return { run: existing, created: false };
-    const run: Slot = { id, label, dropped: 0, end: 0, bytes: 0, texts: [], sizes: [], seqs: [], head: 0 };
+    const run: Slot = { id, label, kind, dropped: 0, end: 0, bytes: 0, texts: [], sizes: [], seqs: [], head: 0 };
     this.runs.set(id, run);
     return { run, created: true };
   }
@@ -78,9 +86,28 @@ export class RunStore {
     return this.total;
   }
 
-  /** Each run's id, label and how many of its records were dropped. */
-  listing(): { id: string; label: string; dropped: number }[] {
-    return [...this.runs.values()].map(({ id, label, dropped }) => ({ id, label, dropped }));
+  /** Each run's id, label, kind, name (first prompt, start time) and how many of its records were dropped. */
+  listing(): { id: string; label: string; kind: StoredRun["kind"]; prompt?: string; startedAt?: number; dropped: number }[] {
+    return [...this.runs.values()].map(({ id, label, kind, prompt, startedAt, dropped }) => ({
+      id,
+      label,
+      kind,
+      ...(prompt === undefined ? {} : { prompt }),
+      ...(startedAt === undefined ? {} : { startedAt }),
+      dropped,
+    }));
+  }
+
+  /**
+   * Notes what names a run (its start time, its first prompt) from a record it receives, if
+   * not known yet; true when the prompt became known (the listing changed for a page).
+   */
+  describe(id: string, { t, prompt }: { t: number; prompt: string | undefined }): boolean {
+    const run = this.slot(id);
+    run.startedAt ??= t;
+    if (run.prompt !== undefined || prompt === undefined) return false;
+    run.prompt = prompt;
+    return true;
   }
 
   /**

@@ -14,6 +14,7 @@ import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
+import { promptOfRecord } from "../inspection/run-summary.js";
 import { placeInspectorMessage, type RunRecord } from "./inspector-messages.js";
 import { DEFAULT_MAX_RUN_BYTES, DEFAULT_MAX_TOTAL_BYTES, RunStore } from "./run-store.js";
 import { createToken, hostNamesServer, originAllowed, tokenCookie, tokenOf, type BoundAddress } from "./viewer-access.js";
@@ -101,8 +102,8 @@ export async function startViewerServer(options: ViewerServerOptions = {}): Prom
     const text = JSON.stringify(message);
     for (const socket of viewers.keys()) sendTo(socket, text);
   };
-  const runFor = (id: string, label: string) => {
-    const { created } = store.ensure(id, label);
+  const runFor = (id: string, label: string, kind: "recorded" | "live" = "live") => {
+    const { created } = store.ensure(id, label, kind);
     if (created) broadcast({ runs: store.listing() });
     return id;
   };
@@ -121,6 +122,8 @@ export async function startViewerServer(options: ViewerServerOptions = {}): Prom
   const append = (runId: string, record: RunRecord) => {
     const text = JSON.stringify(record);
     const index = store.append(runId, text);
+    // The run's name (first prompt, start time) is known once a record carries it: the listing is sent again.
+    if (store.describe(runId, { t: record.t, prompt: store.get(runId)?.prompt === undefined ? promptOfRecord(record) : undefined })) broadcast({ runs: store.listing() });
     const dropped = store.get(runId)?.dropped ?? 0;
     // A record too big for the run's cap was dropped at once: the batch then says so with no records.
     const message = dropped > index ? batch(runId, index) : `{"runId":${JSON.stringify(runId)},"from":${index},"dropped":${dropped},"records":[${text}]}`;
@@ -250,7 +253,7 @@ export async function startViewerServer(options: ViewerServerOptions = {}): Prom
     token,
     addRun(label, records) {
       traces += 1;
-      const id = runFor(`trace-${traces}`, label);
+      const id = runFor(`trace-${traces}`, label, "recorded");
       for (const record of records) append(id, record);
     },
     inspectorConnections: () => connections,

@@ -58,6 +58,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the run viewer in a browser", () => {
       if (host !== "127.0.0.1") foreign.push(request.url());
     });
     await page.goto(url);
+    await page.waitForSelector("body[data-charts=ready]");
     return page;
   }
 
@@ -98,8 +99,9 @@ describe.skipIf(!existsSync(CHROMIUM))("the run viewer in a browser", () => {
     const loopActive = await page.$$eval('[data-machine=agentLoop] .state.active', (nodes) => nodes.map((n) => n.getAttribute("data-path")));
     expect(loopActive).not.toContain("done");
     // The charts are the generated SVGs: transitions drawn as arrows, the active state highlighted on them.
-    expect(await page.$$eval("div.chart[data-machine=agentLoop] svg .transition path", (nodes) => nodes.length)).toBeGreaterThan(10);
-    await page.click(".lane[data-actor=call_a]");
+    expect(await page.$$eval("div.chart[data-machine=agentLoop] svg .edge path", (nodes) => nodes.length)).toBeGreaterThan(3);
+    // The lane's name chooses the call (a span would also move the cursor).
+    await page.click(".lane[data-actor=call_a] .label");
     expect(await page.getAttribute("div.chart[data-machine=toolCall]", "data-actor")).toBe("call_a");
     expect(await page.$$eval("div.chart[data-machine=toolCall] g.state.active", (nodes) => nodes.map((n) => n.getAttribute("data-path")))).toContain("executing");
     await page.keyboard.press("Home");
@@ -133,6 +135,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the run viewer in a browser", () => {
     // The run's last records may still be on their way: wait for the count, then compare.
     await page.waitForSelector(`body[data-records="${held.length}"]`, { timeout: 20_000 });
     expect(await page.$$eval(".lane[data-machine=toolCall]", (nodes) => nodes.map((n) => n.getAttribute("data-actor")))).toEqual([...SAMPLE_BATCH_IDS, "call_d"]);
+    expect(await page.textContent("#kind")).toBe("live");
     await page.screenshot({ path: join(output, "live.png"), fullPage: true });
     inspector.stop();
     expect(foreign).toEqual([]);

@@ -1,325 +1,118 @@
 /**
- * The run viewer: charts with the active states, one lane per tool-call actor, the transcript,
- * and a scrubber over the run's records. Plain DOM and SVG; data from the local server only.
+ * The run viewer: the chart of the run's machines (current state filled, states passed through
+ * marked, the transition that led here highlighted), the per-call timeline and the transcript
+ * side by side, and a scrubber over the run's records (←/→, Home/End). Plain DOM and SVG; data
+ * from the local server only, over one WebSocket.
  */
 import type { MachineDescription } from "../../src/inspection/describe-machine.js";
-import { callIdOfSystemId } from "../../machines/events.js";
+import { ChartView } from "./chart-view.js";
+import { el } from "./dom.js";
+import { CALL_MACHINE, LOOP_MACHINE, activePaths, emptyIndex, indexRecords, nameOf, type RunIndex, type ViewRecord } from "./run-index.js";
+import { Timeline } from "./timeline.js";
+import { Transcript } from "./transcript.js";
 
-interface Inspect {
-  type: string;
-  actorId: string;
-  sessionId: string;
-  parentId?: string;
-  machineId?: string;
-  systemId?: string;
-  snapshot?: { status: string; value?: unknown; context?: unknown };
-}
-type ViewRecord = { t: number; event: { type: string; [key: string]: unknown } } | { t: number; inspect: Inspect };
-/**
- * `callId`: a tool call's id (its actor id is only its place in the batch, `call@<index>`):
- * from its system id `toolCall:<id>` when the record has it, else from its first
- * snapshot's `toolCallId` (a live Stately inspector's records carry no system id).
- */
-interface Actor { actorId: string; sessionId: string; machineId?: string; callId?: string }
+/** A run as the server lists it. */
+interface RunListing { id: string; label: string; kind?: "recorded" | "live"; prompt?: string; startedAt?: number }
 
-
-/** What an actor is shown as: a call by its tool call id, any other actor by its actor id. */
-const nameOf = (actor: Actor | undefined): string => actor?.callId ?? actor?.actorId ?? "";
-interface Span { state: string; from: number; to: number }
-
-/** Each machine's description with its SVG chart (built from the definition by scripts/build-viewer.ts). */
-const machines = JSON.parse(document.getElementById("machines")?.textContent ?? "[]") as (MachineDescription & { svg: string })[];
+/** Each machine's description (built from the definition by scripts/build-viewer.ts); the loop first. */
+const machines = JSON.parse(document.getElementById("machines")?.textContent ?? "[]") as MachineDescription[];
 /** The tool-call actor (session id) whose states the toolCall chart shows: the latest one unless a lane was clicked. */
 let chosenCall = "";
 let records: ViewRecord[] = [];
 let cursor = 0;
 let follow = true;
 let runId = "";
+let runs: RunListing[] = [];
+let index: RunIndex = emptyIndex();
 
 const $ = (id: string) => document.getElementById(id) as HTMLElement;
 const scrubber = $("scrubber") as HTMLInputElement;
+const timeline = new Timeline($("timeline"), { go: (to) => go(to), choose: (session) => ((chosenCall = session), render()) });
+const transcript = new Transcript($("transcript"), (to) => go(to));
 
-function el(tag: string, attrs: Record<string, string> = {}, text?: string): HTMLElement {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-function svg(tag: string, attrs: Record<string, string | number>): SVGElement {
-  const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-  return node;
-}
-
-/** Dotted paths of every active state in a snapshot value ("a", {a: "b"} → a, a.b). */
-function activePaths(value: unknown, prefix = ""): string[] {
-  if (typeof value === "string") return [prefix + value];
-  if (typeof value !== "object" || value === null) return [];
-  return Object.entries(value).flatMap(([key, child]) => [prefix + key, ...activePaths(child, `${prefix}${key}.`)]);
-}
-const topState = (value: unknown): string => (typeof value === "string" ? value : typeof value === "object" && value !== null ? Object.keys(value)[0] ?? "?" : "?");
-
-/**
- * What the page derives from the records, built once and extended as records arrive (never
- * recomputed per step): the actors in order of appearance, each actor's state spans, the error
- * results, and where the transcript's messages are. Stepping then only moves the cursor.
- */
-interface RunIndex {
-  count: number;
-  actors: Map<string, Actor>;
-  order: string[];
-  spans: Map<string, Span[]>;
-  /** Tool call id → when its error result settled. */
-  errors: Map<string, number>;
-  /** Record indexes of `message_end` events. */
-  messages: number[];
-}
-const emptyIndex = (): RunIndex => ({ count: 0, actors: new Map(), order: [], spans: new Map(), errors: new Map(), messages: [] });
-let index = emptyIndex();
-
-/** The machine whose actors get a lane each, and the run's own machine (its lane shows the model requests). */
-const CALL_MACHINE = "toolCall";
-const LOOP_MACHINE = "agentLoop";
-
-/** Keys of states a tool call waits for a person in (`awaitingApproval`, or however the call machine names it). */
-const AWAITING = /await|approv/i;
-
-/**
- * The state a lane shows for a snapshot value: the top-level state, or for a tool call the
- * deepest active state that is one of its phases (so `preparing.awaitingApproval` shows as
- * awaiting approval, wherever the call machine nests it).
- */
-function laneState(value: unknown, status: string | undefined, machineId: string | undefined): string {
-  if (status === "done") return "done";
-  if (machineId !== CALL_MACHINE) return topState(value);
-  const keys = activePaths(value).map((path) => path.slice(path.lastIndexOf(".") + 1));
-  const phase = [...keys].reverse().find((key) => AWAITING.test(key) || key in STATE_COLORS);
-  return phase ?? topState(value);
-}
-
-function indexRecords() {
-  for (let i = index.count; i < records.length; i += 1) {
-    const r = records[i];
-    if ("event" in r) {
-      if (r.event.type === "message_end") index.messages.push(i);
-      if (r.event.type === "tool_execution_end" && r.event.isError === true) index.errors.set(String(r.event.toolCallId), r.t);
-      continue;
-    }
-    const ins = r.inspect;
-    if (ins.type === "@xstate.actor" && !index.actors.has(ins.sessionId)) {
-      const callId = callIdOfSystemId(ins.systemId);
-      index.actors.set(ins.sessionId, { actorId: ins.actorId, sessionId: ins.sessionId, ...(ins.machineId ? { machineId: ins.machineId } : {}), ...(callId ? { callId } : {}) });
-      index.order.push(ins.sessionId);
-    }
-    if (ins.type === "@xstate.snapshot") {
-      const actor = index.actors.get(ins.sessionId);
-      const toolCallId = (ins.snapshot?.context as { toolCallId?: unknown } | undefined)?.toolCallId;
-      if (actor && actor.callId === undefined && typeof toolCallId === "string") actor.callId = toolCallId;
-      const state = laneState(ins.snapshot?.value, ins.snapshot?.status, index.actors.get(ins.sessionId)?.machineId);
-      let spans = index.spans.get(ins.sessionId);
-      if (!spans) index.spans.set(ins.sessionId, (spans = []));
-      const last = spans.at(-1);
-      if (last && last.state === state) continue;
-      if (last) last.to = r.t;
-      spans.push({ state, from: r.t, to: Number.POSITIVE_INFINITY });
-    }
-  }
-  index.count = records.length;
-}
-
-/** Each actor's latest snapshot value at record index `upTo` (inclusive). */
-function valuesAt(upTo: number): Map<string, unknown> {
-  const values = new Map<string, unknown>();
-  for (let i = 0; i <= upTo && i < records.length; i += 1) {
-    const r = records[i];
-    if ("inspect" in r && r.inspect.type === "@xstate.snapshot" && r.inspect.snapshot?.value !== undefined) values.set(r.inspect.sessionId, r.inspect.snapshot.value);
-  }
-  return values;
-}
-
-/** The actors that exist at record index `upTo`: those announced by then. */
-function actorsAt(upTo: number): Set<string> {
-  const seen = new Set<string>();
-  for (let i = 0; i <= upTo && i < records.length; i += 1) {
-    const r = records[i];
-    if ("inspect" in r && r.inspect.type === "@xstate.actor") seen.add(r.inspect.sessionId);
-  }
-  return seen;
-}
-
-/** One chart per machine, drawn once: the inlined SVG (states as boxes, transitions as arrows). */
-const charts = new Map<string, { box: HTMLElement; title: HTMLElement; states: SVGGElement[] }>();
-function chartFor(machine: MachineDescription & { svg: string }) {
-  let chart = charts.get(machine.id);
-  if (!chart) {
-    const box = el("div", { class: "chart", "data-machine": machine.id });
-    const title = el("h2", {}, machine.id);
-    const drawing = el("div", { class: "drawing" });
-    drawing.innerHTML = machine.svg;
-    box.append(title, drawing);
-    chart = { box, title, states: [...drawing.querySelectorAll<SVGGElement>("g.state[data-path]")] };
-    charts.set(machine.id, chart);
-  }
-  return chart;
-}
-
-function renderCharts(values: Map<string, unknown>, existing: Set<string>) {
-  const root = $("charts");
+/** One chart per machine, shown one at a time under tabs (the loop's first). */
+const charts = new Map<string, ChartView>();
+let shownChart = machines[0]?.id ?? "";
+function setUpCharts() {
+  const tabs = $("chart-tabs");
+  const holder = $("chart-panes");
   for (const machine of machines) {
-    const chart = chartFor(machine);
+    const chart = new ChartView(machine);
+    charts.set(machine.id, chart);
+    holder.append(chart.box);
+    const tab = el("button", { class: "tab", "data-machine": machine.id, role: "tab" }, machine.id);
+    tab.onclick = () => showChart(machine.id);
+    tabs.append(tab);
+  }
+  tabs.append(el("div", { id: "chart-tools" }));
+  showChart(shownChart);
+  // Tests and people wait for this: every chart is on the page.
+  void Promise.all([...charts.values()].map((chart) => chart.ready)).then(() => (document.body.dataset.charts = "ready"));
+}
+function showChart(id: string) {
+  shownChart = id;
+  for (const [machineId, chart] of charts) chart.box.hidden = machineId !== id;
+  const shown = charts.get(id);
+  if (shown) $("chart-tools").replaceChildren(shown.bar);
+  for (const tab of $("chart-tabs").querySelectorAll<HTMLElement>(".tab")) tab.classList.toggle("selected", tab.dataset.machine === id);
+  void charts.get(id)?.ready.then(() => charts.get(id)?.firstView());
+}
+
+/** Each actor's latest snapshot value and status at record index `upTo` (inclusive), and the actors announced by then. */
+function stateAt(upTo: number): { values: Map<string, unknown>; statuses: Map<string, string>; existing: Set<string> } {
+  const values = new Map<string, unknown>();
+  const statuses = new Map<string, string>();
+  const existing = new Set<string>();
+  for (let i = 0; i <= upTo && i < records.length; i += 1) {
+    const r = records[i] as ViewRecord;
+    if (!("inspect" in r)) continue;
+    if (r.inspect.type === "@xstate.actor") existing.add(r.inspect.sessionId);
+    if (r.inspect.type === "@xstate.snapshot" && r.inspect.snapshot?.value !== undefined) {
+      values.set(r.inspect.sessionId, r.inspect.snapshot.value);
+      statuses.set(r.inspect.sessionId, r.inspect.snapshot.status);
+    }
+  }
+  return { values, statuses, existing };
+}
+
+/** The marks of `session` at the cursor: its current states, those it passed through, and the step that led here. */
+function marksOf(session: string | undefined) {
+  const none = { active: new Set<string>(), visited: new Set<string>(), previous: new Set<string>(), event: "" };
+  if (!session) return none;
+  const seen = (index.snapshots.get(session) ?? []).filter((at) => at <= cursor);
+  const valueAt = (at: number | undefined) => (at === undefined ? undefined : (records[at] as { inspect: { snapshot?: { value?: unknown } } }).inspect.snapshot?.value);
+  const last = seen.at(-1);
+  if (last === undefined) return none;
+  const visited = new Set(seen.flatMap((at) => activePaths(valueAt(at))));
+  const event = (records[last] as { inspect: { event?: { type?: unknown } } }).inspect.event?.type;
+  return { active: new Set(activePaths(valueAt(last))), visited, previous: new Set(activePaths(valueAt(seen.at(-2)))), event: typeof event === "string" ? event : "" };
+}
+
+function renderCharts(existing: Set<string>) {
+  for (const machine of machines) {
+    const chart = charts.get(machine.id);
+    if (!chart) continue;
     // The actor shown: the chosen tool call, else the most recent actor running this machine.
     const chosen = machine.id === CALL_MACHINE && existing.has(chosenCall) ? chosenCall : undefined;
     const session = chosen ?? [...index.order].reverse().find((s) => existing.has(s) && index.actors.get(s)?.machineId === machine.id);
-    const active = new Set(session ? activePaths(values.get(session)) : []);
-    for (const group of chart.states) group.classList.toggle("active", active.has(group.getAttribute("data-path") ?? "\u0000"));
-    chart.title.textContent = `${machine.id}${session ? ` (${nameOf(index.actors.get(session))})` : ""}`;
-    chart.box.dataset.actor = session ? nameOf(index.actors.get(session)) : "";
-    if (chart.box.parentElement !== root) root.append(chart.box);
+    chart.show(marksOf(session));
+    const name = session ? nameOf(index.actors.get(session)) : "";
+    // A call is named by its tool call id; other actors' ids (`x:0`) say nothing to a reader.
+    chart.title.textContent = `${machine.id}${name && machine.id === CALL_MACHINE ? ` · ${name}` : ""}`;
+    chart.box.dataset.actor = name;
   }
-}
-
-/**
- * A tool call's phases and the loop's model request have colours of their own (an
- * `awaitingApproval` state, when the call machine has one, too); other states get one of the rest.
- */
-const STATE_COLORS: Record<string, string> = {
-  queued: "#b0bec5",
-  preparing: "#5c6bc0",
-  prepared: "#9fa8da",
-  awaitingApproval: "#f9a825",
-  executing: "#26a69a",
-  finalizing: "#7e57c2",
-  done: "#546e7a",
-  requesting: "#ef6c00",
-};
-const COLORS = ["#8d6e63", "#00897b", "#c0ca33", "#6d4c41", "#0277bd", "#ad1457"];
-const colorOf = (state: string) =>
-  STATE_COLORS[state] ?? (AWAITING.test(state) ? (STATE_COLORS.awaitingApproval as string) : COLORS[[...state].reduce((a, c) => a + c.charCodeAt(0), 0) % COLORS.length]);
-
-/** The lanes as last drawn: rebuilt when records arrived, otherwise only their cursor and current state move. */
-let drawn: { count: number; start: number; end: number; lanes: { session: string; lane: HTMLElement; cursor: SVGElement }[] } = { count: -1, start: 0, end: 1, lanes: [] };
-
-function drawLanes() {
-  const root = $("timeline");
-  root.replaceChildren(el("h2", {}, "Timeline"));
-  drawn = { count: records.length, start: 0, end: 1, lanes: [] };
-  if (records.length === 0) return;
-  const start = records[0].t;
-  const end = Math.max(records.at(-1)?.t ?? start, start + 1);
-  drawn.start = start;
-  drawn.end = end;
-  const x = (t: number) => ((Math.min(t, end) - start) / (end - start)) * 1000;
-  const seen = new Set<string>();
-  const rows = document.createDocumentFragment();
-  for (const session of index.order) {
-    const actor = index.actors.get(session) as Actor;
-    if (actor.machineId !== LOOP_MACHINE && actor.machineId !== CALL_MACHINE) continue;
-    const name = nameOf(actor);
-    const lane = el("div", { class: "lane", "data-actor": name, "data-machine": actor.machineId ?? "" });
-    lane.append(el("span", { class: "label", title: name }, actor.machineId === LOOP_MACHINE ? "loop" : name));
-    const box = svg("svg", { viewBox: "0 0 1000 20", preserveAspectRatio: "none" });
-    for (const span of index.spans.get(session) ?? []) {
-      seen.add(span.state);
-      const rect = svg("rect", { x: x(span.from), y: 2, width: Math.max(x(span.to) - x(span.from), 1.5), height: 16, fill: colorOf(span.state), "data-state": span.state });
-      const title = svg("title", {});
-      title.textContent = span.state;
-      rect.append(title);
-      box.append(rect);
-    }
-    const failedAt = index.errors.get(name);
-    if (actor.machineId === CALL_MACHINE && failedAt !== undefined) {
-      box.append(svg("circle", { class: "error-mark", cx: x(failedAt), cy: 10, r: 6, "data-error": name }));
-      lane.classList.add("has-error");
-    }
-    const cursorLine = svg("line", { class: "cursor", x1: 0, x2: 0, y1: 0, y2: 20 });
-    box.append(cursorLine);
-    lane.append(box);
-    if (actor.machineId === CALL_MACHINE) {
-      lane.title = "show this call on the toolCall chart";
-      lane.onclick = () => {
-        chosenCall = session;
-        render();
-      };
-    }
-    rows.append(lane);
-    drawn.lanes.push({ session, lane, cursor: cursorLine });
-  }
-  root.append(rows);
-  const legend = el("div", { class: "legend" });
-  for (const state of seen) {
-    const item = el("span", { class: "key" }, state);
-    item.style.borderLeft = `12px solid ${colorOf(state)}`;
-    legend.append(item);
-  }
-  const mark = el("span", { class: "key" }, "● isError result");
-  mark.style.color = "#d32f2f";
-  legend.append(mark);
-  root.append(legend);
-}
-
-function renderTimeline(values: Map<string, unknown>) {
-  if (drawn.count !== records.length) drawLanes();
-  if (records.length === 0) return;
-  const now = records[Math.min(cursor, records.length - 1)].t;
-  const at = String(((now - drawn.start) / (drawn.end - drawn.start)) * 1000);
-  for (const { session, lane, cursor: line } of drawn.lanes) {
-    line.setAttribute("x1", at);
-    line.setAttribute("x2", at);
-    const current = values.get(session);
-    lane.setAttribute("data-current", current === undefined ? "" : laneState(current, undefined, index.actors.get(session)?.machineId));
-    lane.classList.toggle("chosen", session === chosenCall);
-  }
-}
-
-function text(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return JSON.stringify(content);
-  return content
-    .map((b: { type?: string; text?: string; thinking?: string; name?: string; arguments?: unknown }) =>
-      b.type === "text" ? b.text : b.type === "thinking" ? `(thinking) ${b.thinking}` : b.type === "toolCall" ? `→ ${b.name}(${JSON.stringify(b.arguments)})` : `[${b.type}]`,
-    )
-    .join("\n");
-}
-const FOLD_CHARS = 400;
-
-/** The transcript's message boxes, made once each; those after the cursor are hidden. */
-let messageBoxes: { at: number; box: HTMLElement }[] = [];
-
-function messageBox(r: ViewRecord): HTMLElement {
-  const message = (r as unknown as { event: { message: { role: string; content: unknown; isError?: boolean; toolName?: string; stopReason?: string } } }).event.message;
-  const box = el("div", { class: `msg ${message.isError ? "error" : ""}`, "data-role": message.role });
-  box.append(el("div", { class: "role" }, `${message.role}${message.toolName ? ` · ${message.toolName}` : ""}${message.stopReason ? ` · ${message.stopReason}` : ""}`));
-  const body = text(message.content);
-  if (body.length > FOLD_CHARS) {
-    const fold = el("details");
-    fold.append(el("summary", {}, `${body.slice(0, 120)}… (${body.length} characters)`), el("pre", {}, body));
-    box.append(fold);
-  } else box.append(el("pre", {}, body));
-  return box;
-}
-
-function renderTranscript() {
-  const root = $("transcript");
-  if (messageBoxes.length === 0 || root.childElementCount === 0) root.replaceChildren(el("h2", {}, "Transcript"));
-  const fresh = document.createDocumentFragment();
-  for (const at of index.messages.slice(messageBoxes.length)) {
-    const box = messageBox(records[at] as ViewRecord);
-    messageBoxes.push({ at, box });
-    fresh.append(box);
-  }
-  root.append(fresh);
-  for (const { at, box } of messageBoxes) box.hidden = at > cursor;
 }
 
 function render() {
-  indexRecords();
+  indexRecords(index, records);
   scrubber.max = String(Math.max(records.length - 1, 0));
   scrubber.value = String(cursor);
   $("position").textContent = `${records.length === 0 ? 0 : cursor + 1} / ${records.length}`;
-  const values = valuesAt(cursor);
-  renderCharts(values, actorsAt(cursor));
-  renderTimeline(values);
-  renderTranscript();
+  const { values, statuses, existing } = stateAt(cursor);
+  renderCharts(existing);
+  timeline.render(index, records, cursor, values, chosenCall);
+  const loop = index.order.find((s) => index.actors.get(s)?.machineId === LOOP_MACHINE);
+  transcript.render(index, records, cursor, loop !== undefined && statuses.get(loop) === "done");
   document.body.dataset.cursor = String(cursor);
   document.body.dataset.records = String(records.length);
 }
@@ -347,6 +140,7 @@ $("prev").onclick = () => go(cursor - 1);
 $("next").onclick = () => go(cursor + 1);
 scrubber.oninput = () => go(Number(scrubber.value));
 document.addEventListener("keydown", (e) => {
+  if (e.target instanceof HTMLSelectElement) return;
   const moves: Record<string, () => void> = { ArrowLeft: () => go(cursor - 1), ArrowRight: () => go(cursor + 1), Home: () => go(0), End: () => go(records.length - 1) };
   const move = moves[e.key];
   if (move) {
@@ -354,6 +148,26 @@ document.addEventListener("keydown", (e) => {
     move();
   }
 });
+
+const pad = (n: number) => String(n).padStart(2, "0");
+/** A start time as local `YYYY-MM-DD HH:MM:SS`. */
+function when(t: number | undefined): string {
+  if (t === undefined) return "";
+  const d = new Date(t);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+/** A run's name: its first prompt (else what the server calls it) and when it started. */
+const runName = (run: RunListing) => [run.prompt ? `“${run.prompt}”` : run.label, when(run.startedAt)].filter(Boolean).join(" · ");
+
+function showRunHeader() {
+  const run = runs.find((r) => r.id === runId);
+  const kind = run?.kind ?? "live";
+  const badge = $("kind");
+  badge.textContent = kind;
+  badge.className = `kind ${kind}`;
+  badge.title = kind === "recorded" ? "a trace file, played back" : "a run sent to this viewer while it runs";
+  $("run-name").textContent = run ? runName(run) : "";
+}
 
 /**
  * Everything comes over the one socket: the list of runs, then, for the run watched, its records
@@ -364,7 +178,7 @@ function start() {
   // The server's token came in the URL once and is kept in a cookie now: take it off the address bar and history.
   if (new URLSearchParams(location.search).has("token")) history.replaceState(null, "", location.pathname);
   const select = $("runs") as HTMLSelectElement;
-  const socket = new WebSocket(`ws://${location.host}/api/viewer`);
+  const socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/viewer`);
   /** Index one past the last record the page holds, in the server's numbering (records the server dropped count too). */
   let received = 0;
   const noteDropped = (dropped: number) => {
@@ -379,23 +193,26 @@ function start() {
     received = 0;
     noteDropped(0);
     index = emptyIndex();
-    messageBoxes = [];
-    drawn.count = -1;
+    transcript.reset();
+    timeline.reset();
     cursor = 0;
     follow = true;
+    showRunHeader();
     render();
     socket.send(JSON.stringify({ watch: id, from: 0 }));
   };
   select.onchange = () => watch(select.value);
   render();
-  socket.onopen = () => ($("status").textContent = "live");
+  socket.onopen = () => ($("status").textContent = "connected");
   socket.onclose = () => ($("status").textContent = "disconnected");
   socket.onmessage = (message) => {
-    const data = JSON.parse(String(message.data)) as { runs?: { id: string; label: string }[]; runId?: string; from?: number; dropped?: number; records?: ViewRecord[] };
+    const data = JSON.parse(String(message.data)) as { runs?: RunListing[]; runId?: string; from?: number; dropped?: number; records?: ViewRecord[] };
     if (data.runs) {
-      select.replaceChildren(...data.runs.map((r) => el("option", { value: r.id }, r.label)));
+      runs = data.runs;
+      select.replaceChildren(...data.runs.map((r) => el("option", { value: r.id }, `${r.kind ?? "live"}: ${runName(r)}`)));
       select.value = runId;
-      if (runId === "" && data.runs.length > 0) watch(data.runs[data.runs.length - 1].id);
+      if (runId === "" && data.runs.length > 0) watch((data.runs[data.runs.length - 1] as RunListing).id);
+      showRunHeader();
     }
     if (data.records && data.runId === runId && typeof data.from === "number") {
       const dropped = data.dropped ?? 0;
@@ -414,4 +231,5 @@ function start() {
     }
   };
 }
+setUpCharts();
 start();
