@@ -3,8 +3,7 @@
  * `--json`, not its length times its deltas, and a reader still gets every event
  * back exactly as the run emitted it.
  */
-import { mkdtemp, readFile, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Type } from "typebox";
@@ -18,6 +17,7 @@ import { createScriptedModel } from "../../src/providers/scripted.js";
 import { createAssistantMessageEventStream, createEmptyAssistantMessage } from "../../src/providers/assistant-stream.js";
 import { growingAnswerStreamFn } from "../support/growing-answer.js";
 import type { AgentEvent, AgentTool, StreamFn } from "../../src/types.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const convertToLlm = (messages: unknown[]) => messages as never;
 
@@ -30,7 +30,7 @@ async function record(streamFn: StreamFn, model: Parameters<typeof agentLoop>[2]
 }
 
 async function throughTrace(events: AgentEvent[]): Promise<{ text: string; restored: AgentEvent[] }> {
-  const path = join(await mkdtemp(join(tmpdir(), "loopchart-updates-")), "run.jsonl");
+  const path = join(await tempDir("loopchart-updates-"), "run.jsonl");
   const writer = await TraceWriter.open({ path, redactor: createRedactor(), header: { startedAt: "", model: "m/x", cwd: "/", argv: [] } });
   events.forEach((event, index) => writer.write(event, index));
   await writer.close({ exitCode: 0 });
@@ -110,7 +110,7 @@ describe("message_update lines", () => {
     const streamFn = growingAnswerStreamFn(model, chunk, deltas);
     const events = await record(streamFn, model);
     const answer = chunk.length * deltas;
-    const path = join(await mkdtemp(join(tmpdir(), "loopchart-updates-")), "run.jsonl");
+    const path = join(await tempDir("loopchart-updates-"), "run.jsonl");
     const writer = await TraceWriter.open({ path, redactor: createRedactor(), header: { startedAt: "", model: "m/x", cwd: "/", argv: [] } });
     let json = "";
     const renderer = createJsonRenderer({ out: { write: (line: string) => (json += line) }, err: { write: () => true }, redactor: createRedactor() });

@@ -7,13 +7,13 @@
  * markers, so editing the README changes what runs here.
  */
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedServer } from "../support/scripted-server.js";
 import { REPO_ROOT } from "../cli/spawn-cli.js";
+import { childTmpDir, tempDir } from "../support/temp-dir.js";
 
 const run = promisify(execFile);
 /** Each child (pack, install, an example) is killed after this long, so a hang fails instead of blocking. */
@@ -32,10 +32,10 @@ function readmeExamples(readme: string): Map<string, string> {
   return examples;
 }
 
-/** A clean environment: no API keys, no npm_config_* from the test runner. */
+/** A clean environment: no API keys, no npm_config_* from the test runner; temp files go with this file's. */
 function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = { NO_COLOR: "1" };
-  for (const name of ["PATH", "HOME", "TMPDIR", "LANG"]) {
+  const env: Record<string, string> = { NO_COLOR: "1", TMPDIR: childTmpDir() };
+  for (const name of ["PATH", "HOME", "LANG"]) {
     const value = process.env[name];
     if (value !== undefined) env[name] = value;
   }
@@ -58,7 +58,7 @@ const consumers = new Map<string, Promise<Consumer>>();
 
 beforeAll(async () => {
   examples = readmeExamples(await readFile(join(REPO_ROOT, "README.md"), "utf8"));
-  root = await mkdtemp(join(tmpdir(), "loopchart-readme-"));
+  root = await tempDir("loopchart-readme-");
   // `npm pack` runs prepack (the build), as `npm publish` does.
   const packed = await run("npm", ["pack", "--json", "--ignore-scripts=false", "--pack-destination", root], {
     cwd: REPO_ROOT, timeout: CHILD_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024,
@@ -105,7 +105,6 @@ async function installConsumer(zodSpec: string): Promise<Consumer> {
 
 afterAll(async () => {
   await Promise.allSettled(consumers.values());
-  if (root) await rm(root, { recursive: true, force: true });
 });
 
 it("should mark the three examples in README.md", () => {
