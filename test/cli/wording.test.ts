@@ -61,6 +61,6 @@ describe("loopchart demo's temporary directories", { timeout: 60_000 }, () => {
     expect(left).not.toContain(`${DEMO_DIR_PREFIX}old`);
     expect(left).toEqual(expect.arrayContaining(["unrelated-old", `${DEMO_DIR_PREFIX}fresh`]));
     expect(left.filter((name) => name.startsWith(DEMO_DIR_PREFIX))).toHaveLength(2);
-    expect(result.stderr).toMatch(/workspace .*\(a demo run a day later removes it\)/u);
+    expect(result.stderr).toMatch(/workspace .*\(kept for you to look at; demo workspaces older than a day are removed\)/u);
   });
 });
