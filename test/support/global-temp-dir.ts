@@ -35,6 +35,8 @@ export function setup(): () => void {
       rmSync(runDir, { recursive: true, force: true });
     }
     if (leftovers.length > 0) {
+      // Vitest reports a teardown error but keeps its exit code: set a failing one as well.
+      process.exitCode = 1;
       const listed = leftovers.slice(0, LEFTOVERS_LISTED).join(", ");
       const more = leftovers.length > LEFTOVERS_LISTED ? ` and ${leftovers.length - LEFTOVERS_LISTED} more` : "";
       throw new Error(`tests left ${leftovers.length} entries in their temp directory: ${listed}${more}`);
