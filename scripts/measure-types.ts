@@ -12,8 +12,8 @@
  * Times depend on the machine and its load; files, instantiations and memory do not.
  * `--keep` leaves the project in place and prints its path.
  */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -22,6 +22,7 @@ const TARGET_TOTAL_SECONDS = 3;
 const TARGET_MEMORY_MB = 400;
 const ZOD_VERSIONS: Readonly<Record<string, string>> = { "3": "zod@3.25.76", "4": "zod@4" };
 const EXAMPLE_FILE = "esm-scripted.ts";
+const GNU_TIME = "/usr/bin/time";
 const REPO_ROOT = resolve(import.meta.dirname, "..");
 
 const args = process.argv.slice(2);
@@ -61,14 +62,23 @@ try {
     }),
   );
   const tsc = join(REPO_ROOT, "node_modules/typescript/bin/tsc");
+  // GNU time, when installed, adds tsc's CPU seconds (less sensitive to a busy machine than wall time) and peak RSS.
+  const timed = existsSync(GNU_TIME);
+  const command = timed ? GNU_TIME : process.execPath;
+  const commandArgs = [...(timed ? ["-f", "cpu %U %S rss %M", process.execPath] : []), tsc, "-p", "tsconfig.json", "--extendedDiagnostics"];
   let output: string;
+  let timing = "";
   let failed = false;
   try {
-    output = execFileSync(process.execPath, [tsc, "-p", "tsconfig.json", "--extendedDiagnostics"], { cwd: dir, encoding: "utf8" });
+    const result = spawnSync(command, commandArgs, { cwd: dir, encoding: "utf8" });
+    output = result.stdout;
+    timing = result.stderr;
+    failed = result.status !== 0;
   } catch (error) {
-    output = (error as { stdout?: string }).stdout ?? String(error);
+    output = String(error);
     failed = true;
   }
+  const usage = /cpu ([\d.]+) ([\d.]+) rss (\d+)/.exec(timing);
   const figure = (label: string): string => new RegExp(`^${label}:\\s+(.+)$`, "m").exec(output)?.[1]?.trim() ?? "?";
   const totalSeconds = Number.parseFloat(figure("Total time"));
   const memoryMb = Number.parseInt(figure("Memory used"), 10) / 1024;
@@ -79,6 +89,7 @@ try {
     `memory:         ${memoryMb.toFixed(0)} MB (target ≤ ${TARGET_MEMORY_MB} MB)`,
     `check time:     ${figure("Check time")}`,
     `total time:     ${totalSeconds.toFixed(2)} s (target ≤ ${TARGET_TOTAL_SECONDS} s on an idle machine)`,
+    ...(usage ? [`cpu time:       ${(Number(usage[1]) + Number(usage[2])).toFixed(2)} s`, `peak RSS:       ${(Number(usage[3]) / 1024).toFixed(0)} MB`] : []),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   if (failed) {
