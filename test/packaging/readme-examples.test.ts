@@ -109,7 +109,7 @@ afterAll(async () => {
 
 // esm-model-check.ts is type-checked with the others, not run: its exploration takes minutes.
 it("should mark the four examples in README.md", () => {
-  expect([...examples.keys()].sort()).toEqual(["cjs-scripted.js", "esm-provider.ts", "esm-scripted.ts"]);
+  expect([...examples.keys()].sort()).toEqual(["cjs-scripted.js", "esm-model-check.ts", "esm-provider.ts", "esm-scripted.ts"]);
 });
 
 describe.each(ZOD_SPECS)("the README's embedding examples, installed from the packed tarball with %s", (zodSpec) => {
