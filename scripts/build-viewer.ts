@@ -31,4 +31,5 @@ const html = (await readFile(new URL("index.html", viewer), "utf8"))
 const out = new URL("dist/viewer/", root);
 await mkdir(out, { recursive: true });
 await writeFile(new URL("index.html", out), html);
-console.log(`wrote ${fileURLToPath(new URL("index.html", out))}`);
+// Quiet under `npm run build --silent` (npm's --silent reaches scripts as npm_config_loglevel).
+if (process.env.npm_config_loglevel !== "silent") console.log(`wrote ${fileURLToPath(new URL("index.html", out))}`);

@@ -5,7 +5,8 @@
  * Runs one real `agentLoop` whose stream function answers with `MB` megabytes of
  * text (default 50) in `deltas` text deltas (default 10), writes its events with
  * the CLI's `TraceWriter` to a temp file and through the `--json` renderer to a
- * byte counter, and prints both sizes beside the answer's size. Sizes, not speed.
+ * byte counter, and prints both sizes beside the answer's size: once with the deltas a
+ * macrotask apart, once pushed in one burst (read late by the loop). Sizes, not speed.
  */
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -38,22 +39,32 @@ const model: Model = {
 };
 const chunk = "x".repeat(Math.ceil((megabytes * 1024 * 1024) / deltas));
 
-const streamFn = growingAnswerStreamFn(model, chunk, deltas);
-
-const dir = await mkdtemp(join(tmpdir(), "loopchart-trace-size-"));
-const path = join(dir, "trace.jsonl");
-const redactor = createRedactor();
-const trace = await TraceWriter.open({ path, redactor, header: { startedAt: new Date().toISOString(), model: "measure/measure", cwd: dir, argv: [] } });
-let jsonBytes = 0;
-const json = createJsonRenderer({ out: { write: (text: string) => (jsonBytes += Buffer.byteLength(text)) }, err: { write: () => true }, redactor });
-const run = agentLoop([{ role: "user", content: "answer at length", timestamp: 0 }], { systemPrompt: "", messages: [], tools: [] }, { model, convertToLlm: (messages) => messages as never }, undefined, streamFn);
-for await (const event of run) {
-  trace.write(event);
-  json.render(event, Date.now());
+/** Runs the answer once through a trace and `--json`; returns both sizes in bytes. */
+async function measure(burst: boolean): Promise<{ traceBytes: number; jsonBytes: number }> {
+  const streamFn = growingAnswerStreamFn(model, chunk, deltas, { burst });
+  const dir = await mkdtemp(join(tmpdir(), "loopchart-trace-size-"));
+  try {
+    const path = join(dir, "trace.jsonl");
+    const redactor = createRedactor();
+    const trace = await TraceWriter.open({ path, redactor, header: { startedAt: new Date().toISOString(), model: "measure/measure", cwd: dir, argv: [] } });
+    let jsonBytes = 0;
+    const json = createJsonRenderer({ out: { write: (text: string) => (jsonBytes += Buffer.byteLength(text)) }, err: { write: () => true }, redactor });
+    const run = agentLoop([{ role: "user", content: "answer at length", timestamp: 0 }], { systemPrompt: "", messages: [], tools: [] }, { model, convertToLlm: (messages) => messages as never }, undefined, streamFn);
+    for await (const event of run) {
+      trace.write(event);
+      json.render(event, Date.now());
+    }
+    await trace.close({ exitReason: "completed", exitCode: 0 });
+    return { traceBytes: (await stat(path)).size, jsonBytes };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
-await trace.close({ exitReason: "completed", exitCode: 0 });
-const traceBytes = (await stat(path)).size;
-await rm(dir, { recursive: true, force: true });
+
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const answer = chunk.length * deltas;
-console.log(`answer ${mb(answer)} in ${deltas} text deltas: trace ${mb(traceBytes)} (${(traceBytes / answer).toFixed(1)}x), --json ${mb(jsonBytes)} (${(jsonBytes / answer).toFixed(1)}x)`);
+for (const burst of [false, true]) {
+  const { traceBytes, jsonBytes } = await measure(burst);
+  const how = burst ? "pushed in one burst" : "a macrotask apart";
+  console.log(`answer ${mb(answer)} in ${deltas} text deltas ${how}: trace ${mb(traceBytes)} (${(traceBytes / answer).toFixed(1)}x), --json ${mb(jsonBytes)} (${(jsonBytes / answer).toFixed(1)}x)`);
+}

@@ -26,8 +26,13 @@ export interface JsonSchema {
 }
 
 /**
- * The argument type a schema describes: zod's output type, TypeBox's `Static`,
+ * The argument type a schema describes: zod's output type, TypeBox's static type,
  * or `Record<string, unknown>` for a plain JSON Schema.
+ *
+ * TypeBox 1.x schemas are read by {@link TypeBoxStatic}, which follows their
+ * `~kind` markers itself instead of importing TypeBox's `Static`: that one brings
+ * 350 declaration files and millions of type instantiations into every user's
+ * compile, zod users' included.
  */
 export type InferToolArgs<S> = S extends { _zod: { output: infer O } }
   ? O
@@ -36,5 +41,60 @@ export type InferToolArgs<S> = S extends { _zod: { output: infer O } }
     : S extends { static: infer T; params: unknown[] }
       ? T
       : S extends { "~kind": string }
-        ? import("typebox").Static<S & import("typebox").TSchema>
+        ? TypeBoxStatic<S>
         : Record<string, unknown>;
+
+/**
+ * The value type of a TypeBox 1.x schema, for the kinds tool parameters are built
+ * from: Object (with `Optional`/`Readonly` properties), String, Number, Integer,
+ * Boolean, Null, Undefined, Literal, Enum, Array, Tuple, Union, Intersect, Record,
+ * Unknown and Any (both `unknown`). Any other kind (Ref, Cyclic, computed types…)
+ * gives `unknown`, so `execute` must narrow it rather than trust a wrong type.
+ */
+export type TypeBoxStatic<S> = S extends { "~kind": "Object"; properties: infer P }
+  ? TypeBoxObject<P>
+  : S extends { "~kind": "String" }
+    ? string
+    : S extends { "~kind": "Number" | "Integer" }
+      ? number
+      : S extends { "~kind": "Boolean" }
+        ? boolean
+        : S extends { "~kind": "Null" }
+          ? null
+          : S extends { "~kind": "Undefined" }
+            ? undefined
+            : S extends { "~kind": "Literal"; const: infer V }
+              ? V
+              : S extends { "~kind": "Enum"; enum: readonly (infer V)[] }
+                ? V
+                : S extends { "~kind": "Array"; items: infer I }
+                  ? TypeBoxStatic<I>[]
+                  : S extends { "~kind": "Tuple"; items: infer I extends readonly unknown[] }
+                    ? { -readonly [K in keyof I]: TypeBoxStatic<I[K]> }
+                    : S extends { "~kind": "Union"; anyOf: readonly (infer M)[] }
+                      ? TypeBoxStatic<M>
+                      : S extends { "~kind": "Intersect"; allOf: infer M extends readonly unknown[] }
+                        ? TypeBoxIntersect<M>
+                        : S extends { "~kind": "Record"; patternProperties: infer P }
+                          ? Record<string, TypeBoxStatic<P[keyof P]>>
+                          : unknown;
+
+/** Property keys of `P` whose schema carries the given modifier (`~optional`, `~readonly`). */
+type KeysWith<P, Modifier extends string> = keyof P & { [K in keyof P]-?: P[K] extends Record<Modifier, true> ? K : never }[keyof P];
+
+/** An Object's properties: `Optional` ones optional, `Readonly` ones readonly, flattened into one object type. */
+type TypeBoxObject<P> = Flatten<
+  { -readonly [K in Exclude<keyof P, KeysWith<P, "~optional"> | KeysWith<P, "~readonly">>]: TypeBoxStatic<P[K]> } & {
+    -readonly [K in Exclude<KeysWith<P, "~optional">, KeysWith<P, "~readonly">>]?: TypeBoxStatic<P[K]>;
+  } & { readonly [K in Exclude<KeysWith<P, "~readonly">, KeysWith<P, "~optional">>]: TypeBoxStatic<P[K]> } & {
+    readonly [K in KeysWith<P, "~optional"> & KeysWith<P, "~readonly">]?: TypeBoxStatic<P[K]>;
+  }
+>;
+
+/** An Intersect's members, intersected left to right. */
+type TypeBoxIntersect<M extends readonly unknown[]> = M extends readonly [infer First, ...infer Rest]
+  ? TypeBoxStatic<First> & TypeBoxIntersect<Rest>
+  : unknown;
+
+/** `{ a } & { b }` shown and compared as `{ a; b }`. */
+type Flatten<T> = { [K in keyof T]: T[K] } & {};

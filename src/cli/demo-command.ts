@@ -88,7 +88,7 @@ export async function demoCommand(args: readonly string[], io: CliIo): Promise<n
   const toolNames = [...DEFAULT_TOOL_NAMES];
 
   if (!json) {
-    io.stderr.write(`loopchart demo · model scripted/demo (offline) · workspace ${workspace} (a demo run a day later removes it)\n`);
+    io.stderr.write(`loopchart demo · model scripted/demo (offline) · workspace ${workspace} (kept for you to look at; demo workspaces older than a day are removed)\n`);
     io.stderr.write(`> ${DEMO_PROMPT}\n\n`);
   }
   // Loaded only once the command line is valid: it brings the loop engine.

@@ -95,7 +95,8 @@ function rebuildsExactly(known: Known, message: AssistantMessage, update: Assist
     switch (update.type) {
       case "text_delta":
       case "thinking_delta": {
-        // The partial is live: read late, its text may already hold later deltas; then the line carries it.
+        // A live partial read late may already hold later deltas (loopchart's providers push snapshots; others
+        // may not); then the line carries the message.
         const text = grownText(block);
         const kind = update.type === "text_delta" ? "text" : "thinking";
         if (seen === undefined || seen.type !== kind || text === undefined || typeof update.delta !== "string") return false;
@@ -113,7 +114,8 @@ function rebuildsExactly(known: Known, message: AssistantMessage, update: Assist
         return Object.keys(block as object).length === 2;
       }
       case "toolcall_end":
-        return update.toolCall === block;
+        // The event's toolCall is the block; the message may hold a copy of it (a snapshot taken at the push).
+        return update.toolCall === block || JSON.stringify(update.toolCall) === JSON.stringify(block);
       default:
         return false;
     }

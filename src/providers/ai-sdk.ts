@@ -1,7 +1,8 @@
 /**
  * `fromAiSdk`: any Vercel AI SDK 6 language model as a loopchart {@link StreamFn}.
  */
-import { jsonSchema, streamText, type JSONSchema7, type LanguageModel, type ToolSet } from "ai";
+import { jsonSchema, streamText, type JSONSchema7, type ToolSet } from "ai";
+import type { AiSdkLanguageModel, AiSdkProviderOptions } from "./ai-sdk-types.js";
 import type { Api, AssistantMessage, Context, Model, SimpleStreamOptions, StreamFn } from "../llm-types.js";
 import { toJsonSchema } from "../validation.js";
 import {
@@ -32,7 +33,7 @@ export interface FromAiSdkOptions {
    * Provider-specific options passed to `streamText` as `providerOptions`.
    * @example { anthropic: { thinking: { type: "enabled", budgetTokens: 4000 } } }
    */
-  providerOptions?: Parameters<typeof streamText>[0]["providerOptions"];
+  providerOptions?: AiSdkProviderOptions;
 }
 
 /**
@@ -62,7 +63,7 @@ export interface FromAiSdkOptions {
  * diagnostics on the message. The AI SDK also logs them to the console unless
  * `globalThis.AI_SDK_LOG_WARNINGS = false`; a CLI should set that.
  */
-export function fromAiSdk(languageModel: LanguageModel, adapterOptions: FromAiSdkOptions = {}): StreamFn {
+export function fromAiSdk(languageModel: AiSdkLanguageModel, adapterOptions: FromAiSdkOptions = {}): StreamFn {
   return (model, context, options) => {
     const stream = createAssistantMessageEventStream();
     const message = createEmptyAssistantMessage(model);
@@ -75,7 +76,7 @@ export function fromAiSdk(languageModel: LanguageModel, adapterOptions: FromAiSd
 }
 
 interface StreamRun {
-  languageModel: LanguageModel;
+  languageModel: AiSdkLanguageModel;
   adapterOptions: FromAiSdkOptions;
   model: Model<Api>;
   context: Context;
@@ -105,7 +106,7 @@ async function runStream(run: StreamRun): Promise<void> {
     providerOptions: mergeProviderOptions(
       reasoningProviderOptions(run.model, options),
       run.adapterOptions.providerOptions as ReasoningProviderOptions | undefined,
-    ) as Parameters<typeof streamText>[0]["providerOptions"],
+    ) as AiSdkProviderOptions,
     // Failures arrive as `error` parts below; the default handler would also log them.
     onError: () => undefined,
   });

@@ -9,12 +9,18 @@ import type { Api, AssistantMessage, AssistantMessageEvent, Model, StopReason, U
  * An {@link import("../llm-types.js").AssistantMessageEventStream} a provider pushes into.
  * It completes on the first `done` or `error` event; `result()` resolves with that
  * event's message. Pushes after completion are ignored.
+ *
+ * Each pushed event's `partial` is copied as it is pushed (the message, its usage and
+ * each content block; strings are shared), so a consumer that reads a burst of events
+ * later sees every event with the message as it was at that event — not the provider's
+ * live message, which has grown since. Traces and `--json` rely on it: a delta's line
+ * leaves the message out only when the lines before rebuild it exactly.
  */
 export type PushableAssistantMessageEventStream = EventStream<AssistantMessageEvent, AssistantMessage>;
 
 /** Creates an empty pushable assistant event stream that completes on `done`/`error`. */
 export function createAssistantMessageEventStream(): PushableAssistantMessageEventStream {
-  return new EventStream<AssistantMessageEvent, AssistantMessage>(
+  return new SnapshottingAssistantStream(
     (event) => event.type === "done" || event.type === "error",
     (event) => {
       if (event.type === "done") return event.message;
@@ -22,6 +28,25 @@ export function createAssistantMessageEventStream(): PushableAssistantMessageEve
       throw new Error(`Unexpected completing event: ${event.type}`);
     },
   );
+}
+
+class SnapshottingAssistantStream extends EventStream<AssistantMessageEvent, AssistantMessage> {
+  override push(event: AssistantMessageEvent): void {
+    super.push("partial" in event ? ({ ...event, partial: snapshotPartial(event.partial) } as AssistantMessageEvent) : event);
+  }
+}
+
+/** A copy of a partial message as it is now: what a provider mutates in place (content blocks, usage) is copied. */
+export function snapshotPartial(partial: AssistantMessage): AssistantMessage {
+  if (typeof partial !== "object" || partial === null) return partial;
+  const copy: AssistantMessage = { ...partial };
+  if (Array.isArray(partial.content)) {
+    copy.content = partial.content.map((block) => (typeof block === "object" && block !== null ? { ...block } : block));
+  }
+  if (typeof partial.usage === "object" && partial.usage !== null) {
+    copy.usage = { ...partial.usage, cost: typeof partial.usage.cost === "object" && partial.usage.cost !== null ? { ...partial.usage.cost } : partial.usage.cost };
+  }
+  return copy;
 }
 
 export { createEmptyAssistantMessage, createZeroUsage } from "../messages.js";

@@ -19,8 +19,13 @@ export {
   scriptJsonSchema,
   scriptSchema,
   type Script,
+  type ScriptIssue,
+  type ScriptParseResult,
+  type ScriptSchema,
   type ScriptedContentBlock,
   type ScriptedResponse,
+  type ScriptedTextBlock,
+  type ScriptedThinkingBlock,
   type ScriptedToolCall,
   type ScriptedWhen,
 } from "./script-schema.js";

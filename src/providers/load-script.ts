@@ -3,10 +3,9 @@
  */
 import { readFile } from "node:fs/promises";
 import { basename, extname, resolve } from "node:path";
-import type { z } from "zod/v4";
 import { DEMO_SCRIPT } from "./demo-script.js";
 import { ScriptError } from "./script-error.js";
-import { scriptSchema, type Script } from "./script-schema.js";
+import { scriptSchema, type Script, type ScriptIssue } from "./script-schema.js";
 
 /** Scripts that ship with loopchart, by name. */
 export const BUILT_IN_SCRIPTS: Readonly<Record<string, Script>> = { demo: DEMO_SCRIPT };
@@ -60,7 +59,7 @@ export function validateScript(value: unknown, source = "script"): Script {
   throw new ScriptError(`${source}: ${listed}${more}`, entryPath);
 }
 
-function formatIssue(issue: z.core.$ZodIssue): string {
+function formatIssue(issue: ScriptIssue): string {
   const path = formatIssuePath(issue.path);
   return path ? `${path}: ${issue.message}` : issue.message;
 }

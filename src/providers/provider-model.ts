@@ -5,7 +5,7 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import type { LanguageModel } from "ai";
+import type { LanguageModelV3 as LanguageModel } from "@ai-sdk/provider";
 import type { Model, StreamFn } from "../llm-types.js";
 import { fromAiSdk, type FromAiSdkOptions } from "./ai-sdk.js";
 import { ProviderConfigError } from "./provider-config-error.js";

@@ -1,7 +1,7 @@
 /**
  * Converts loopchart's LLM messages to AI SDK 6 `ModelMessage`s.
  */
-import type { AssistantModelMessage, ModelMessage, ToolModelMessage, ToolResultPart, UserModelMessage } from "ai";
+import type { AssistantModelMessage, ModelMessage, ToolModelMessage, ToolResultPart, UserModelMessage } from "./ai-sdk-types.js";
 import type { AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage } from "../llm-types.js";
 
 /** The text of the result the model reads for a tool call that never got one. */

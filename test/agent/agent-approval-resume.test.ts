@@ -4,14 +4,13 @@
  * waiting (no new `approval_requested`), takes `approve` / `reject`, and keeps
  * the session's `always` approvals. (The cross-process CLI version is the sessions work's.)
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Type } from "typebox";
 import { Agent, type AgentEvent, type AgentMessage, type AgentTool, type ToolResultMessage } from "../../src/index.js";
 import { JsonlSessionStore } from "../../src/sessions/jsonl-session-store.js";
 import { mockStream, testModel } from "../helpers/mock-stream.js";
+import { tempDirSync } from "../support/temp-dir.js";
 
 const parameters = Type.Object({ target: Type.String() });
 
@@ -68,7 +67,7 @@ async function waitingSession(store: JsonlSessionStore, sessionId: string) {
 describe("approval across a resume", () => {
   for (const decision of ["approve", "reject"] as const) {
     it(`a resumed agent finds the call still waiting and takes ${decision}()`, async () => {
-      const store = new JsonlSessionStore(join(mkdtempSync(join(tmpdir(), "loopchart-approval-")), "sessions"));
+      const store = new JsonlSessionStore(join(tempDirSync("loopchart-approval-"), "sessions"));
       const first = await waitingSession(store, "s1");
       expect((await store.load("s1"))?.record.state).toBe("awaiting approval");
 
@@ -101,7 +100,7 @@ describe("approval across a resume", () => {
   }
 
   it("keeps a tool approved with always for the prompts after a resume", async () => {
-    const store = new JsonlSessionStore(join(mkdtempSync(join(tmpdir(), "loopchart-approval-")), "sessions"));
+    const store = new JsonlSessionStore(join(tempDirSync("loopchart-approval-"), "sessions"));
     const first = await waitingSession(store, "s2");
     const runs: string[] = [];
     const resumed = await Agent.resume(store, "s2", {

@@ -2,13 +2,13 @@
  * `loopchart run --needs-approval` on a terminal asks y/n/always and goes on with the
  * answer (the CLI run in-process, with a terminal-like stdin and stderr).
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/cli.js";
 import type { CliIo } from "../../src/cli/cli-io.js";
+import { tempDirSync } from "../support/temp-dir.js";
 
 /** An io whose stdin and stderr say they are terminals; `answers` are typed in advance. */
 function terminalIo(cwd: string, answers: string): { io: CliIo; out: () => string; err: () => string } {
@@ -29,7 +29,7 @@ function terminalIo(cwd: string, answers: string): { io: CliIo; out: () => strin
 }
 
 function workspace(): { dir: string; script: string } {
-  const dir = mkdtempSync(join(tmpdir(), "loopchart-ask-"));
+  const dir = tempDirSync("loopchart-ask-");
   const script = join(dir, "script.json");
   writeFileSync(
     script,

@@ -4,14 +4,14 @@
  * process answers with `loopchart approve` / `reject` and the run completes. The two
  * calls that needed no approval ran exactly once. Both stores.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openSessionStore } from "../../src/sessions/open-session-store.js";
 import type { AgentMessage } from "../../src/types.js";
 import { runCli } from "./spawn-cli.js";
 import { STORE_KINDS } from "../sessions/store-fixtures.js";
+import { tempDirSync } from "../support/temp-dir.js";
 
 const results = (messages: AgentMessage[]) =>
   messages.flatMap((message) =>
@@ -21,7 +21,7 @@ const results = (messages: AgentMessage[]) =>
 for (const kind of STORE_KINDS) {
   describe(`a call waiting for approval across processes (${kind.name} store)`, () => {
     const start = async () => {
-      const dir = mkdtempSync(join(tmpdir(), "loopchart-approval-"));
+      const dir = tempDirSync("loopchart-approval-");
       const spec = kind.cliSpec(kind.freshLocation());
       const script = join(dir, "script.json");
       writeFileSync(

@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_WORKSPACE_FILES } from "../../src/providers/demo-script.js";
 import { REPO_ROOT, runCli, type CliResult } from "./spawn-cli.js";
+import { tempDir } from "../support/temp-dir.js";
 
 // Each case spawns the real CLI; the timeout allows for a loaded machine.
 describe("loopchart demo (the job of npm start)", { timeout: 60_000 }, () => {
@@ -16,9 +17,9 @@ describe("loopchart demo (the job of npm start)", { timeout: 60_000 }, () => {
     tracePath = /^Trace: +(.+)$/m.exec(demo.stderr)?.[1] ?? "";
   }, 60_000);
 
-  it("is what npm start runs, after the build", async () => {
+  it("is what npm start runs, after the build (when a build input changed: scripts/build-if-stale.ts)", async () => {
     const pkg = JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string>; bin: Record<string, string> };
-    expect(pkg.scripts.start).toBe("npm run build --silent && node dist/src/cli/main.js demo");
+    expect(pkg.scripts.start).toBe("tsx scripts/build-if-stale.ts && node dist/src/cli/main.js demo");
     expect(pkg.bin.loopchart).toBe("dist/src/cli/main.js");
   });
 
@@ -82,7 +83,7 @@ describe("loopchart demo (the job of npm start)", { timeout: 60_000 }, () => {
 
 describe("loopchart run with the scripted model", { timeout: 60_000 }, () => {
   async function demoWorkspace(): Promise<string> {
-    const dir = await mkdtemp(join(tmpdir(), "loopchart-cli-run-"));
+    const dir = await tempDir("loopchart-cli-run-");
     for (const [name, content] of Object.entries(DEMO_WORKSPACE_FILES)) await writeFile(join(dir, name), content);
     return dir;
   }
@@ -97,7 +98,7 @@ describe("loopchart run with the scripted model", { timeout: 60_000 }, () => {
   });
 
   it("should exit 1 saying a file that is not a trace is not one", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "loopchart-cli-replay-"));
+    const dir = await tempDir("loopchart-cli-replay-");
     await writeFile(join(dir, "notes.txt"), "remember the milk");
     const result = await runCli(["replay", "notes.txt"], { cwd: dir });
     expect(result.code).toBe(1);
@@ -106,7 +107,7 @@ describe("loopchart run with the scripted model", { timeout: 60_000 }, () => {
   });
 
   it("should exit 1 naming the line of a malformed trace given to replay", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "loopchart-cli-replay-"));
+    const dir = await tempDir("loopchart-cli-replay-");
     const header = JSON.stringify({ type: "trace_header", version: 1, startedAt: "", model: "m/x", cwd: "/", argv: [] });
     await writeFile(join(dir, "bad.jsonl"), `${header}\n{"t":1,"event":{"type":"agent_start"}}\n{oops\n`);
     const result = await runCli(["replay", "bad.jsonl"], { cwd: dir });

@@ -1,9 +1,9 @@
 /** What both loopback CLI test files need: a scripted server per test, a workspace, the openai-compatible argv. */
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach } from "vitest";
 import { startScriptedServer, type ScriptedServer, type ServerStep } from "../support/scripted-server.js";
+import { tempDir } from "../support/temp-dir.js";
 
 let server: ScriptedServer | undefined;
 
@@ -22,7 +22,7 @@ export function currentServer(): ScriptedServer | undefined {
 
 /** A fresh temp workspace with one `notes.txt`. */
 export async function workspace(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "loopchart-cli-loopback-"));
+  const dir = await tempDir("loopchart-cli-loopback-");
   await writeFile(join(dir, "notes.txt"), "remember the milk\n");
   return dir;
 }

@@ -3,8 +3,7 @@
  * `--json`, not its length times its deltas, and a reader still gets every event
  * back exactly as the run emitted it.
  */
-import { mkdtemp, readFile, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Type } from "typebox";
@@ -18,6 +17,7 @@ import { createScriptedModel } from "../../src/providers/scripted.js";
 import { createAssistantMessageEventStream, createEmptyAssistantMessage } from "../../src/providers/assistant-stream.js";
 import { growingAnswerStreamFn } from "../support/growing-answer.js";
 import type { AgentEvent, AgentTool, StreamFn } from "../../src/types.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const convertToLlm = (messages: unknown[]) => messages as never;
 
@@ -30,7 +30,7 @@ async function record(streamFn: StreamFn, model: Parameters<typeof agentLoop>[2]
 }
 
 async function throughTrace(events: AgentEvent[]): Promise<{ text: string; restored: AgentEvent[] }> {
-  const path = join(await mkdtemp(join(tmpdir(), "loopchart-updates-")), "run.jsonl");
+  const path = join(await tempDir("loopchart-updates-"), "run.jsonl");
   const writer = await TraceWriter.open({ path, redactor: createRedactor(), header: { startedAt: "", model: "m/x", cwd: "/", argv: [] } });
   events.forEach((event, index) => writer.write(event, index));
   await writer.close({ exitCode: 0 });
@@ -110,7 +110,7 @@ describe("message_update lines", () => {
     const streamFn = growingAnswerStreamFn(model, chunk, deltas);
     const events = await record(streamFn, model);
     const answer = chunk.length * deltas;
-    const path = join(await mkdtemp(join(tmpdir(), "loopchart-updates-")), "run.jsonl");
+    const path = join(await tempDir("loopchart-updates-"), "run.jsonl");
     const writer = await TraceWriter.open({ path, redactor: createRedactor(), header: { startedAt: "", model: "m/x", cwd: "/", argv: [] } });
     let json = "";
     const renderer = createJsonRenderer({ out: { write: (line: string) => (json += line) }, err: { write: () => true }, redactor: createRedactor() });
@@ -132,6 +132,61 @@ describe("message_update lines", () => {
     const events = await record(scripted.streamFn, scripted.model);
     const { restored } = await throughTrace(events);
     expect(restored).toEqual(withPartials(events));
+  });
+
+  it("gives each event the message as it was when the provider pushed it, so a burst read late still compacts (issue 29 item 11)", async () => {
+    const scripted = createScriptedModel({
+      responses: [
+        {
+          content: [
+            { type: "thinking", thinking: "Let me think about this for a good while before answering." },
+            { type: "text", text: "I will echo something long enough to need several deltas." },
+            { type: "toolCall", name: "echo", arguments: { text: "a fairly long argument that streams in pieces" } },
+          ],
+        },
+        { content: [{ type: "text", text: "Done: the tool echoed what it was given, word for word." }] },
+      ],
+    }); // no delay: every chunk is pushed before the loop reads the first
+    const events = await record(scripted.streamFn, scripted.model, [echo]);
+    let sofar = "";
+    for (const event of events) {
+      if (event.type !== "message_update") continue;
+      const update = event.assistantMessageEvent;
+      if (update.type === "text_start" || update.type === "thinking_start") sofar = "";
+      if (update.type !== "text_delta" && update.type !== "thinking_delta") continue;
+      sofar += update.delta;
+      // The block's text at this event is the deltas so far, not what later chunks added; no later block yet.
+      const block = event.message.role === "assistant" ? event.message.content[update.contentIndex] : undefined;
+      expect(block && (block.type === "text" ? block.text : block.type === "thinking" ? block.thinking : undefined)).toBe(sofar);
+      expect(event.message.role === "assistant" && event.message.content.length).toBe(update.contentIndex + 1);
+    }
+    const { text, restored } = await throughTrace(events);
+    expect(restored).toEqual(withPartials(events));
+    const updates = text.trimEnd().split("\n").slice(1, -1).map((line) => (JSON.parse(line) as { event: AgentEvent & { message?: unknown } }).event)
+      .filter((event): event is Extract<AgentEvent, { type: "message_update" }> => event.type === "message_update");
+    const compactable = updates.filter((event) => ["text_delta", "thinking_delta", "text_end", "thinking_end", "toolcall_end"].includes(event.assistantMessageEvent.type));
+    expect(compactable.length).toBeGreaterThan(6);
+    expect(compactable.filter((event) => event.message !== undefined)).toEqual([]);
+  });
+
+  it("snapshots the partial of each pushed event: later in-place growth does not show in events already pushed", async () => {
+    const stream = createAssistantMessageEventStream();
+    const partial = createEmptyAssistantMessage(createScriptedModel({ responses: [{ content: [] }] }).model);
+    const block = { type: "text" as const, text: "" };
+    partial.content.push(block);
+    stream.push({ type: "text_start", contentIndex: 0, partial });
+    for (const chunk of ["a", "b", "c"]) {
+      block.text += chunk;
+      partial.usage.output += 1;
+      stream.push({ type: "text_delta", contentIndex: 0, delta: chunk, partial });
+    }
+    stream.push({ type: "done", reason: "stop", message: partial });
+    const seen: string[] = [];
+    for await (const event of stream) {
+      if ("partial" in event) seen.push(`${(event.partial.content[0] as { text: string }).text}/${event.partial.usage.output}`);
+    }
+    expect(seen).toEqual(["/0", "a/1", "ab/2", "abc/3"]);
+    expect(await stream.result()).toBe(partial);
   });
 
   it("passes other events through unchanged, and a delta with no message before it keeps what it has", () => {

@@ -1,9 +1,9 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { spawnCli, type CliResult, type SpawnCliOptions } from "./spawn-cli.js";
+import { tempDir as makeTempDir } from "../support/temp-dir.js";
 
 /** A child that hangs is killed after this long, so a hang fails the test (signal SIGKILL) instead of blocking it. */
 const CHILD_DEADLINE_MS = 30_000;
@@ -19,7 +19,7 @@ async function runWithDeadline(args: string[], options: SpawnCliOptions = {}): P
 }
 
 async function tempDir(): Promise<string> {
-  return mkdtemp(join(tmpdir(), "loopchart-output-path-"));
+  return makeTempDir("loopchart-output-path-");
 }
 
 describe("unwritable --trace paths", () => {

@@ -1,4 +1,3 @@
-import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -6,6 +5,7 @@ import { EXIT_CODES, exitCodeFor } from "../../src/cli/exit-codes.js";
 import { parseRunArgs } from "../../src/cli/parse-run-args.js";
 import { resolveModel } from "../../src/cli/resolve-model.js";
 import { UsageError } from "../../src/cli/usage-error.js";
+import { tempDir } from "../support/temp-dir.js";
 
 describe("parseRunArgs", () => {
   it("should apply the defaults: the coding tools, the current directory, no trace", () => {
@@ -15,7 +15,7 @@ describe("parseRunArgs", () => {
   });
 
   it("should resolve --cwd and --trace against the base directory and read every option", async () => {
-    const base = await mkdtemp(join(tmpdir(), "loopchart-args-"));
+    const base = await tempDir("loopchart-args-");
     const args = parseRunArgs(
       ["-m", "scripted/demo", "--all-tools", "--cwd", ".", "--system", "Be brief", "--max-turns", "4", "--max-retries", "0", "--trace", "t.jsonl", "--json", "hi"],
       base,

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -7,6 +7,7 @@ import { parseRunArgs } from "../../src/cli/parse-run-args.js";
 import { UsageError } from "../../src/cli/usage-error.js";
 import { DEFAULT_WRAP_UP_PROMPT } from "../../src/index.js";
 import { runCli } from "./spawn-cli.js";
+import { tempDir } from "../support/temp-dir.js";
 
 describe("the loop policies on the command line", () => {
   it("should read --wrap-up, --budget-usd and --tool-timeout", () => {
@@ -36,7 +37,7 @@ describe("the loop policies on the command line", () => {
   });
 
   it("should make the wrap-up request at --max-turns with --wrap-up, exit 3 and print the exit reason", async () => {
-    const cwd = await mkdtemp(join(tmpdir(), "loopchart-cli-wrapup-"));
+    const cwd = await tempDir("loopchart-cli-wrapup-");
     const script = {
       responses: [
         { content: [{ type: "toolCall", id: "call_1", name: "ls", arguments: { path: "." } }] },
@@ -55,7 +56,7 @@ describe("the loop policies on the command line", () => {
   });
 
   it("should abort a tool call past --tool-timeout and go on", async () => {
-    const cwd = await mkdtemp(join(tmpdir(), "loopchart-cli-timeout-"));
+    const cwd = await tempDir("loopchart-cli-timeout-");
     const script = {
       responses: [
         { content: [{ type: "toolCall", id: "call_1", name: "bash", arguments: { command: "sleep 30" } }] },

@@ -5,12 +5,12 @@
  * a corrupted trace makes it name file and line and exit non-zero.
  */
 import { execFileSync } from "node:child_process";
-import { chmod, mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, runCli, spawnCli, waitForOutput } from "./spawn-cli.js";
 import { recordSampleRun } from "../support/sample-trace-run.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const started: ReturnType<typeof spawnCli>[] = [];
 /** Starts a serving command and resolves with its viewer URL once it printed it. */
@@ -53,7 +53,7 @@ describe("loopchart inspect", { timeout: 60_000 }, () => {
     expect(await reachable(`http://127.0.0.2:${inspect.url.port}/`)).toBe(false);
     expect(await reachable(inspect.url.href)).toBe(true);
 
-    const cwd = await mkdtemp(join(tmpdir(), "loopchart-inspect-run-"));
+    const cwd = await tempDir("loopchart-inspect-run-");
     const run = await runCli(["run", "--inspect", `ws://127.0.0.1:${inspect.url.port}/?token=${inspect.url.searchParams.get("token")}`, "--model", "scripted/demo", "--cwd", cwd, "Tidy up notes.txt"]);
     expect(run.code, run.stderr).toBe(0);
     let runs: { id: string; label: string }[] = [];
@@ -84,7 +84,7 @@ describe("loopchart inspect", { timeout: 60_000 }, () => {
     const result = await runCli(["inspect", "--port", first.url.port]);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(`loopchart inspect: cannot listen on 127.0.0.1:${first.url.port}: the port is in use (pick another with --port, or --port 0 for a free one)\n`);
-    const file = join(await mkdtemp(join(tmpdir(), "loopchart-view-busy-")), "run.jsonl");
+    const file = join(await tempDir("loopchart-view-busy-"), "run.jsonl");
     await recordSampleRun(file);
     const view = await runCli(["view", file, "--no-open", "--port", first.url.port]);
     expect(view.code).toBe(2);
@@ -93,7 +93,7 @@ describe("loopchart inspect", { timeout: 60_000 }, () => {
 
   it("run --inspect without the token is refused (403), says so, and the run still ends normally", async () => {
     const inspect = await serve(["inspect", "--port", "0"]);
-    const cwd = await mkdtemp(join(tmpdir(), "loopchart-inspect-notoken-"));
+    const cwd = await tempDir("loopchart-inspect-notoken-");
     const run = await runCli(["run", "--inspect", `ws://127.0.0.1:${inspect.url.port}`, "--model", "scripted/demo", "--cwd", cwd, "Tidy up notes.txt"]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain("refused the connection (403): use the URL loopchart inspect printed, with its ?token=…");
@@ -109,7 +109,7 @@ describe("loopchart inspect", { timeout: 60_000 }, () => {
 
 describe("loopchart view", { timeout: 60_000 }, () => {
   it("names the file and line of a corrupted trace and exits 1, serving nothing", async () => {
-    const file = join(await mkdtemp(join(tmpdir(), "loopchart-view-bad-")), "bad.jsonl");
+    const file = join(await tempDir("loopchart-view-bad-"), "bad.jsonl");
     await writeFile(file, '{"type":"trace_header","version":2,"startedAt":""}\n{"t":1,"event":{"type":"agent_start"}}\n{oops\n');
     const result = await runCli(["view", file, "--no-open"]);
     expect(result.code).toBe(1);
@@ -118,7 +118,7 @@ describe("loopchart view", { timeout: 60_000 }, () => {
   });
 
   it("serves a recorded trace on 127.0.0.1, lists it, and opens the browser unless --no-open", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "loopchart-view-"));
+    const dir = await tempDir("loopchart-view-");
     const file = join(dir, "run.jsonl");
     await recordSampleRun(file);
     // A stand-in for the desktop's opener that notes the URL it was asked to open.

@@ -3,13 +3,13 @@
  * is listed, continued with the next prompt, and — killed with SIGKILL mid-tool —
  * resumed by another process without running the interrupted bash call again.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openSessionStore } from "../../src/sessions/open-session-store.js";
 import { runCli, spawnCli } from "./spawn-cli.js";
 import { STORE_KINDS } from "../sessions/store-fixtures.js";
+import { tempDirSync } from "../support/temp-dir.js";
 
 const INTERRUPTED = "Tool call interrupted by a restart and not re-run; its side effects, if any, are unknown.";
 
@@ -23,7 +23,7 @@ const text = (value: string) => ({ content: [{ type: "text", text: value }] });
 
 describe("loopchart run --session and sessions", () => {
   it("should store the run in .loopchart/sessions, list it, and go on with the next prompt after its transcript", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "loopchart-cli-session-"));
+    const dir = tempDirSync("loopchart-cli-session-");
     writeFileSync(join(dir, "a.txt"), "alpha\n");
     const script = scriptFile(dir, [
       { content: [{ type: "toolCall", id: "r1", name: "read", arguments: { path: "a.txt" } }] },
@@ -51,7 +51,7 @@ describe("loopchart run --session and sessions", () => {
   }, 60_000);
 
   it("should say what is wrong with a session id, a missing session, and a session file that is damaged", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "loopchart-cli-session-"));
+    const dir = tempDirSync("loopchart-cli-session-");
     const badId = await runCli(["run", "--model", "scripted/demo", "--cwd", dir, "--session", "../x", "hi"], { cwd: dir });
     expect(badId.code).toBe(2);
     expect(badId.stderr).toContain('--session expects an id of 1–128 letters');
@@ -75,7 +75,7 @@ describe("loopchart run --session and sessions", () => {
 for (const kind of STORE_KINDS) {
   describe(`loopchart resume after SIGKILL mid-tool (${kind.name} store)`, () => {
     it("should finish the run in a new process, giving the interrupted bash call an error result instead of running it again", async () => {
-      const dir = mkdtempSync(join(tmpdir(), "loopchart-cli-crash-"));
+      const dir = tempDirSync("loopchart-cli-crash-");
       const location = kind.freshLocation();
       const storeArgs = ["--store", kind.cliSpec(location)];
       const script = scriptFile(dir, [

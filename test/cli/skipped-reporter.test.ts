@@ -1,16 +1,16 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "./spawn-cli.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const run = promisify(execFile);
 
 describe("the test run's skipped-test reporter (vitest.config.ts)", () => {
   it("should list each skipped test by file and name after the run, so the log says why", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "loopchart-skipped-reporter-"));
+    const dir = await tempDir("loopchart-skipped-reporter-");
     try {
       await writeFile(
         join(dir, "sample.test.js"),

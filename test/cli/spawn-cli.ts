@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { join } from "node:path";
+import { childTmpDir } from "../support/temp-dir.js";
 
 /** Repository root. */
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -18,7 +19,7 @@ export interface CliResult {
 
 /** Options of {@link spawnCli}. */
 export interface SpawnCliOptions {
-  /** Added to a clean environment (PATH, HOME, TMPDIR, NO_COLOR) — no API keys unless given. */
+  /** Added to a clean environment (PATH, HOME, LANG, NO_COLOR, and TMPDIR: the test file's `childTmpDir()`) — no API keys unless given. */
   env?: Record<string, string>;
   cwd?: string;
   /** Written to stdin, which is then closed. */
@@ -35,8 +36,9 @@ export interface SpawnCliOptions {
 
 /** Starts `loopchart ...args` as a child process; `done` resolves when it exits. */
 export function spawnCli(args: string[], options: SpawnCliOptions = {}): { child: ChildProcess; done: Promise<CliResult> } {
-  const env: Record<string, string> = { NO_COLOR: "1" };
-  for (const name of ["PATH", "HOME", "TMPDIR", "LANG"]) {
+  // What the child leaves in its temp dir (a demo workspace, bash's full-output files) goes with the test file's.
+  const env: Record<string, string> = { NO_COLOR: "1", TMPDIR: childTmpDir() };
+  for (const name of ["PATH", "HOME", "LANG"]) {
     const value = process.env[name];
     if (value !== undefined) env[name] = value;
   }

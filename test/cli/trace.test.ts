@@ -1,5 +1,4 @@
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createRedactor, REDACTED } from "../../src/cli/redact.js";
@@ -7,9 +6,10 @@ import { TraceFormatError } from "../../src/cli/trace-format-error.js";
 import { parseTrace } from "../../src/cli/trace-reader.js";
 import { TraceWriter } from "../../src/cli/trace-writer.js";
 import { sampleRun } from "./sample-events.js";
+import { tempDir } from "../support/temp-dir.js";
 
 async function tempPath(name: string): Promise<string> {
-  return join(await mkdtemp(join(tmpdir(), "loopchart-trace-test-")), name);
+  return join(await tempDir("loopchart-trace-test-"), name);
 }
 
 describe("TraceWriter and parseTrace", () => {

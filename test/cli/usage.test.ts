@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runCli } from "./spawn-cli.js";
+import { tempDir } from "../support/temp-dir.js";
 
 // Each case spawns the real CLI; the timeout allows for a loaded machine.
 describe("loopchart usage", { timeout: 60_000 }, () => {
@@ -73,10 +74,9 @@ describe("loopchart usage", { timeout: 60_000 }, () => {
   });
 
   it("should exit 2 with the script's bad entry when a scripted model file is invalid", async () => {
-    const { mkdtemp, writeFile } = await import("node:fs/promises");
-    const { tmpdir } = await import("node:os");
+    const { writeFile } = await import("node:fs/promises");
     const { join } = await import("node:path");
-    const dir = await mkdtemp(join(tmpdir(), "loopchart-cli-"));
+    const dir = await tempDir("loopchart-cli-");
     await writeFile(join(dir, "bad.json"), JSON.stringify({ responses: [{ content: [{ type: "toolCall", name: 3 }] }] }));
     const result = await runCli(["run", "--model", "scripted/bad.json", "hi"], { cwd: dir });
     expect(result.code).toBe(2);

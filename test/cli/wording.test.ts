@@ -1,10 +1,10 @@
-import { mkdir, mkdtemp, readdir, utimes } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEMO_DIR_MAX_AGE_MS, DEMO_DIR_PREFIX } from "../../src/cli/demo-command.js";
 import { invokedAs } from "../../src/cli/invoked-as.js";
 import { runCli } from "./spawn-cli.js";
+import { tempDir } from "../support/temp-dir.js";
 
 describe("the command a hint tells the user to run", () => {
   it("should be npx loopchart when run through npx or npm exec, where loopchart is not on PATH", () => {
@@ -22,14 +22,14 @@ describe("the command a hint tells the user to run", () => {
 
 describe("loopchart run with a scripted model", { timeout: 60_000 }, () => {
   it("should say the model plays a fixed script whatever the prompt", async () => {
-    const cwd = await mkdtemp(join(tmpdir(), "loopchart-wording-"));
+    const cwd = await tempDir("loopchart-wording-");
     const result = await runCli(["run", "--model", "scripted/demo", "--max-turns", "1", "--cwd", cwd, "Write a poem"]);
     expect(result.stderr).toMatch(/^Note: scripted\/demo plays a fixed script whatever the prompt says/m);
     expect(result.stderr).toContain('--cwd "$(mktemp -d)"');
   });
 
   it("should say on stderr, not stdout, where the trace went with --json", async () => {
-    const cwd = await mkdtemp(join(tmpdir(), "loopchart-wording-"));
+    const cwd = await tempDir("loopchart-wording-");
     const result = await runCli(["run", "--json", "--model", "scripted/demo", "--max-turns", "1", "--cwd", cwd, "--trace", join(cwd, "t.jsonl"), "x"]);
     expect(result.stderr).toContain(`Trace written to ${join(cwd, "t.jsonl")}`);
     expect(result.stdout).not.toContain("Trace written");
@@ -50,7 +50,7 @@ describe("loopchart run with a scripted model", { timeout: 60_000 }, () => {
 
 describe("loopchart demo's temporary directories", { timeout: 60_000 }, () => {
   it("should remove demo directories older than a day and keep newer ones and anything else", async () => {
-    const tmp = await mkdtemp(join(tmpdir(), "loopchart-prune-"));
+    const tmp = await tempDir("loopchart-prune-");
     const old = new Date(Date.now() - DEMO_DIR_MAX_AGE_MS - 60_000);
     for (const name of [`${DEMO_DIR_PREFIX}old`, "unrelated-old", `${DEMO_DIR_PREFIX}fresh`]) await mkdir(join(tmp, name));
     await utimes(join(tmp, `${DEMO_DIR_PREFIX}old`), old, old);
@@ -61,6 +61,6 @@ describe("loopchart demo's temporary directories", { timeout: 60_000 }, () => {
     expect(left).not.toContain(`${DEMO_DIR_PREFIX}old`);
     expect(left).toEqual(expect.arrayContaining(["unrelated-old", `${DEMO_DIR_PREFIX}fresh`]));
     expect(left.filter((name) => name.startsWith(DEMO_DIR_PREFIX))).toHaveLength(2);
-    expect(result.stderr).toMatch(/workspace .*\(a demo run a day later removes it\)/u);
+    expect(result.stderr).toMatch(/workspace .*\(kept for you to look at; demo workspaces older than a day are removed\)/u);
   });
 });

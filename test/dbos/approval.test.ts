@@ -1,6 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,6 +7,7 @@ import { DEFAULT_LOOP_WORKFLOW_NAME, pendingApprovals, type DbosRunInput, type D
 import type { ToolResultMessage } from "../../src/types.js";
 import { REPO_ROOT, runCli, spawnCli, waitForOutput } from "../cli/spawn-cli.js";
 import { hasPostgres, startPostgres, type TestPostgres } from "../support/postgres.js";
+import { tempDirSync } from "../support/temp-dir.js";
 
 const SETUP = join(REPO_ROOT, "test/support/dbos-fixture.ts");
 
@@ -41,7 +41,7 @@ describe.skipIf(!hasPostgres())("approval of a DBOS run's call through durable m
 
   beforeAll(async () => {
     pg = await startPostgres("dbos_approval");
-    dir = mkdtempSync(join(tmpdir(), "loopchart-approval-"));
+    dir = tempDirSync("loopchart-approval-");
   }, 60_000);
 
   afterAll(() => {

@@ -1,6 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +9,7 @@ import type { AgentMessage, ToolResultMessage } from "../../src/types.js";
 import { REPO_ROOT, runCli, spawnCli, waitForOutput } from "../cli/spawn-cli.js";
 import { fixtureRun } from "../support/dbos-fixture.js";
 import { hasPostgres, startPostgres, type TestPostgres } from "../support/postgres.js";
+import { tempDirSync } from "../support/temp-dir.js";
 
 const SLOW_MS = 1500;
 const SETUP = join(REPO_ROOT, "test/support/dbos-fixture.ts");
@@ -54,7 +54,7 @@ describe.skipIf(!hasPostgres())("DBOS workers surviving a SIGKILL (skipped when 
     const database = `dbos_${mode}`;
     pg.createDatabase(database);
     const url = pg.urlFor(database);
-    const dir = mkdtempSync(join(tmpdir(), `loopchart-${mode}-`));
+    const dir = tempDirSync(`loopchart-${mode}-`);
     dirs.push(dir);
     const victim = await startWorker(url, "worker-a");
     await startWorker(url, "worker-b");
@@ -92,7 +92,7 @@ describe.skipIf(!hasPostgres())("DBOS workers surviving a SIGKILL (skipped when 
       for (const id of ids) outputs.set(id, (await client.retrieveWorkflow<DbosRunOutput>(id).getResult()) as DbosRunOutput);
 
       // The same runs, uninterrupted, through the plain loop (in parallel: each sleeps SLOW_MS).
-      const plainDir = mkdtempSync(join(tmpdir(), "loopchart-plain-"));
+      const plainDir = tempDirSync("loopchart-plain-");
       const plainRuns = new Map<string, AgentMessage[]>();
       await Promise.all(
         ids.map(async (id) => {

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,6 +7,7 @@ import { EVENTS_STREAM_KEY, registerLoopWorkflow, type DbosLoop, type DbosRunInp
 import type { AgentMessage } from "../../src/types.js";
 import { fixtureRun } from "../support/dbos-fixture.js";
 import { hasPostgres, startPostgres, type TestPostgres } from "../support/postgres.js";
+import { tempDirSync } from "../support/temp-dir.js";
 
 /** The transcript without wall-clock fields (timestamps, tool durations). */
 export function comparable(messages: AgentMessage[]): unknown {
@@ -21,7 +21,7 @@ describe.skipIf(!hasPostgres())("a run as a DBOS workflow (skipped when Debian's
 
   beforeAll(async () => {
     pg = await startPostgres("dbos_loop");
-    dir = mkdtempSync(join(tmpdir(), "loopchart-dbos-"));
+    dir = tempDirSync("loopchart-dbos-");
     DBOS.setConfig({ name: "loopchart-test", systemDatabaseUrl: pg.url, logLevel: "error" });
     loop = registerLoopWorkflow({ createRun: fixtureRun });
     await DBOS.launch();
@@ -35,7 +35,7 @@ describe.skipIf(!hasPostgres())("a run as a DBOS workflow (skipped when Debian's
 
   it("should produce the same transcript as the plain loop, one checkpointed step per request and per call", async () => {
     const input: DbosRunInput = { prompt: [{ role: "user", content: "t1", timestamp: 1 }], meta: { counterDir: dir, slowMs: "20" } };
-    const plainSetup = fixtureRun({ ...input, meta: { counterDir: mkdtempSync(join(tmpdir(), "loopchart-plain-")), slowMs: "20" } });
+    const plainSetup = fixtureRun({ ...input, meta: { counterDir: tempDirSync("loopchart-plain-"), slowMs: "20" } });
     const plain = agentLoop(input.prompt as AgentMessage[], { systemPrompt: "", messages: [], tools: plainSetup.tools ?? [] }, plainSetup.config, undefined, plainSetup.streamFn);
     const plainMessages = await plain.result();
 

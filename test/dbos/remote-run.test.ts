@@ -1,6 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,6 +7,7 @@ import { enqueueRun, type DbosRunInput } from "../../src/dbos/index.js";
 import type { AgentEvent } from "../../src/types.js";
 import { REPO_ROOT, runCli, spawnCli, waitForOutput } from "../cli/spawn-cli.js";
 import { hasPostgres, startPostgres, type TestPostgres } from "../support/postgres.js";
+import { tempDirSync } from "../support/temp-dir.js";
 
 const SETUP = join(REPO_ROOT, "test/support/dbos-fixture.ts");
 
@@ -19,7 +19,7 @@ describe.skipIf(!hasPostgres())("loopchart run --remote against a real worker pr
 
   beforeAll(async () => {
     pg = await startPostgres("dbos_remote");
-    dir = mkdtempSync(join(tmpdir(), "loopchart-remote-"));
+    dir = tempDirSync("loopchart-remote-");
     const spawned = spawnCli(["worker", "--database-url", pg.url, "--setup", SETUP, "--executor", "remote-worker", "--concurrency", "2", "--global-concurrency", "4"]);
     worker = spawned.child;
     await waitForOutput(worker, (out) => out.includes("serving queue"));

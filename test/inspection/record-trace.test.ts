@@ -1,14 +1,14 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadTrace } from "../../src/cli/trace-reader.js";
 import { recordTrace } from "../../src/inspection/record-trace.js";
 import { SAMPLE_BATCH_IDS, recordSampleRun } from "../support/sample-trace-run.js";
+import { tempDir } from "../support/temp-dir.js";
 
 describe("recordTrace", () => {
   it("records the agent events and every actor of a run, loadable as a version 3 trace", async () => {
-    const file = join(await mkdtemp(join(tmpdir(), "loopchart-trace-")), "run.jsonl");
+    const file = join(await tempDir("loopchart-trace-"), "run.jsonl");
     await recordSampleRun(file);
     const trace = await loadTrace(file);
     expect(trace.header.version).toBe(3);
@@ -32,7 +32,7 @@ describe("recordTrace", () => {
   });
 
   it("names file and line of a bad record", async () => {
-    const file = join(await mkdtemp(join(tmpdir(), "loopchart-trace-")), "bad.jsonl");
+    const file = join(await tempDir("loopchart-trace-"), "bad.jsonl");
     await writeFile(file, '{"type":"trace_header","version":2,"startedAt":""}\n{"t":1,"inspect":{"type":"@xstate.snapshot","actorId":"x"}}\n');
     await expect(loadTrace(file)).rejects.toThrow(`${file}:line 2: bad inspection line`);
   });

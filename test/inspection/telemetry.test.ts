@@ -1,13 +1,12 @@
 import { trace } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAgentLoop } from "../../src/index.js";
 import { telemetryFor } from "../../src/inspection/telemetry.js";
 import { createScriptedModel } from "../../src/providers/scripted.js";
 import { recordSampleRun } from "../support/sample-trace-run.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const parentOf = (span: ReadableSpan): string | undefined =>
   (span as unknown as { parentSpanContext?: { spanId: string } }).parentSpanContext?.spanId ??
@@ -25,7 +24,7 @@ describe("OpenTelemetry spans", () => {
     afterAll(() => trace.disable());
 
     it("nests run > turn > (model request | tool call) with attributes and error status", async () => {
-      await recordSampleRun(join(await mkdtemp(join(tmpdir(), "loopchart-otel-")), "run.jsonl"));
+      await recordSampleRun(join(await tempDir("loopchart-otel-"), "run.jsonl"));
       const spans = exporter.getFinishedSpans();
       const byName = (name: string) => spans.filter((s) => s.name === name);
       const [run] = byName("agent.run");

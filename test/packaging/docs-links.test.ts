@@ -25,6 +25,14 @@ describe("the docs stand on their own", () => {
     expect(broken).toEqual([]);
   });
 
+  it("should give the README only absolute links (it is read on npm too), each to a file that exists here", async () => {
+    const readme = await readFile(join(REPO_ROOT, "README.md"), "utf8");
+    expect(relativeLinks(readme)).toEqual([]);
+    const repoFiles = [...readme.matchAll(/\]\((https:\/\/(?:github\.com\/loopchart\/loopchart\/blob|raw\.githubusercontent\.com\/loopchart\/loopchart)\/main\/([^)#\s]+))/g)];
+    expect(repoFiles.length).toBeGreaterThan(2);
+    expect(repoFiles.map((match) => match[2] as string).filter((path) => !existsSync(join(REPO_ROOT, path)))).toEqual([]);
+  });
+
   it("should link BEHAVIOUR.md from the README and ARCHITECTURE.md", async () => {
     expect(await readFile(join(REPO_ROOT, "docs/ARCHITECTURE.md"), "utf8")).toContain("[`BEHAVIOUR.md`](BEHAVIOUR.md)");
     expect(await readFile(join(REPO_ROOT, "README.md"), "utf8")).toContain("docs/BEHAVIOUR.md");

@@ -1,18 +1,18 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LENGTH_TRUNCATION_MESSAGE, agentLoop, type AgentEvent, type AgentMessage, type Message } from "../../src/index.js";
 import { createProviderModel, type ProviderName } from "../../src/providers/index.js";
 import { createReadTool } from "../../tools/index.js";
 import { startScriptedServer, type ScriptedServer, type ServerStep } from "../support/scripted-server.js";
+import { tempDir } from "../support/temp-dir.js";
 
 globalThis.AI_SDK_LOG_WARNINGS = false;
 
 let dir: string;
 let server: ScriptedServer | undefined;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "loopchart-http-loop-"));
+  dir = await tempDir("loopchart-http-loop-");
   await writeFile(join(dir, "notes.txt"), "the secret word is statechart\n");
 });
 afterEach(async () => {

@@ -1,6 +1,5 @@
 import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +15,7 @@ import {
   type Script,
 } from "../../src/providers/index.js";
 import { collectStream, joinToolCallDeltas } from "../support/collect-stream.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const run = promisify(execFile);
 
@@ -31,7 +31,7 @@ function toolCalls(message: AssistantMessage): ToolCall[] {
 
 let dir: string;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "loopchart-scripted-"));
+  dir = await tempDir("loopchart-scripted-");
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });

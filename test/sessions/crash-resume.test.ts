@@ -6,8 +6,7 @@
  * Both stores.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, existsSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -18,6 +17,7 @@ import type { AgentMessage } from "../../src/types.js";
 import { REPO_ROOT } from "../cli/spawn-cli.js";
 import type { ChildOptions } from "./crash-child.js";
 import { STORE_KINDS } from "./store-fixtures.js";
+import { tempDirSync } from "../support/temp-dir.js";
 
 const CHILD = fileURLToPath(new URL("./crash-child.ts", import.meta.url));
 const TSX_LOADER = pathToFileURL(join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs")).href;
@@ -116,7 +116,7 @@ for (const kind of STORE_KINDS) {
   describe(`a durable session in the ${kind.name} store, killed with SIGKILL`, () => {
     const setup = (scenario: ChildOptions["scenario"]) => {
       const spec = kind.cliSpec(kind.freshLocation());
-      const workDir = mkdtempSync(join(tmpdir(), "loopchart-crash-work-"));
+      const workDir = tempDirSync("loopchart-crash-work-");
       return { base: { store: spec, sessionId: "crash-1", workDir, scenario } satisfies Omit<ChildOptions, "resume">, spec, workDir };
     };
 

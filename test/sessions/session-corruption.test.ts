@@ -2,8 +2,7 @@
  * A corrupted, truncated or foreign session — file or database — is refused with an
  * error naming the file (and the line, for JSONL), and nothing is overwritten.
  */
-import { mkdtempSync, readFileSync, truncateSync, writeFileSync, appendFileSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, truncateSync, writeFileSync, appendFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
@@ -13,9 +12,10 @@ import { JsonlSessionStore } from "../../src/sessions/jsonl-session-store.js";
 import { openSqliteSessionStore } from "../../src/sessions/sqlite-session-store.js";
 import type { AgentMessage } from "../../src/types.js";
 import { sampleRecord } from "./store-fixtures.js";
+import { tempDirSync } from "../support/temp-dir.js";
 
 const message = (text: string): AgentMessage => ({ role: "user", content: text, timestamp: 1 });
-const tempDir = () => mkdtempSync(join(tmpdir(), "loopchart-corrupt-"));
+const tempDir = () => tempDirSync("loopchart-corrupt-");
 
 /** A JSONL store holding session "s1" with three logged messages. */
 async function jsonlSession() {

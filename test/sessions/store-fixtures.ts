@@ -2,13 +2,12 @@
  * The two session stores, each opened on a fresh temp location, for the suites that
  * must pass against both (conformance, crash and resume tests).
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { JsonlSessionStore } from "../../src/sessions/jsonl-session-store.js";
 import { openSqliteSessionStore } from "../../src/sessions/sqlite-session-store.js";
 import { SESSION_FORMAT, SESSION_FORMAT_VERSION, type SessionRecord, type SessionStore } from "../../src/sessions/session-store.js";
 import { testModel } from "../helpers/mock-stream.js";
+import { tempDirSync } from "../support/temp-dir.js";
 
 /** A store kind: how to open it on a location, and the location string the CLI's `--store` takes. */
 export interface StoreKind {
@@ -23,13 +22,13 @@ export interface StoreKind {
 export const STORE_KINDS: StoreKind[] = [
   {
     name: "jsonl",
-    freshLocation: () => join(mkdtempSync(join(tmpdir(), "loopchart-sessions-")), "sessions"),
+    freshLocation: () => join(tempDirSync("loopchart-sessions-"), "sessions"),
     open: async (location) => new JsonlSessionStore(location),
     cliSpec: (location) => location,
   },
   {
     name: "sqlite",
-    freshLocation: () => join(mkdtempSync(join(tmpdir(), "loopchart-sessions-")), "sessions.db"),
+    freshLocation: () => join(tempDirSync("loopchart-sessions-"), "sessions.db"),
     open: (location) => openSqliteSessionStore(location),
     cliSpec: (location) => `sqlite:${location}`,
   },

@@ -7,8 +7,12 @@
 import { createAssistantMessageEventStream, createEmptyAssistantMessage } from "../../src/providers/assistant-stream.js";
 import type { Model, StreamFn } from "../../src/types.js";
 
-/** Streams one text answer of `deltas` × `chunk`, growing the partial message in place. */
-export function growingAnswerStreamFn(model: Model, chunk: string, deltas: number): StreamFn {
+/**
+ * Streams one text answer of `deltas` × `chunk`, growing the partial message in place.
+ * `burst`: every delta is pushed before the loop reads the first (as a provider does with
+ * the events of one network chunk), instead of a macrotask apart.
+ */
+export function growingAnswerStreamFn(model: Model, chunk: string, deltas: number, { burst = false } = {}): StreamFn {
   return () => {
     const stream = createAssistantMessageEventStream();
     const partial = createEmptyAssistantMessage(model);
@@ -21,7 +25,7 @@ export function growingAnswerStreamFn(model: Model, chunk: string, deltas: numbe
       for (let index = 0; index < deltas; index++) {
         block.text += chunk;
         stream.push({ type: "text_delta", contentIndex: 0, delta: chunk, partial });
-        await new Promise((resolve) => setImmediate(resolve));
+        if (!burst) await new Promise((resolve) => setImmediate(resolve));
       }
       stream.push({ type: "text_end", contentIndex: 0, content: block.text, partial });
       stream.push({ type: "done", reason: "stop", message: partial });

@@ -1,11 +1,11 @@
 import { Type as SinclairType } from "@sinclair/typebox";
-import Type from "typebox";
+import Type, { type Static } from "typebox";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
 import { defineTool } from "../../src/define-tool.js";
 import { InvalidToolDefinitionError } from "../../src/errors/index.js";
-import type { AgentToolResult } from "../../src/types.js";
+import type { AgentToolResult, InferToolArgs } from "../../src/types.js";
 import { validateToolArguments } from "../../src/validation.js";
 
 function textResult(text: string): AgentToolResult<undefined> {
@@ -58,6 +58,29 @@ describe("defineTool", () => {
         return textResult(args.dir);
       },
     });
+  });
+
+  it("types args from every TypeBox 1.x kind tool parameters use as TypeBox's own Static does", () => {
+    const parameters = Type.Object({
+      name: Type.String(),
+      count: Type.Integer(),
+      ratio: Type.Optional(Type.Number()),
+      enabled: Type.Boolean(),
+      nothing: Type.Null(),
+      mode: Type.Union([Type.Literal("fast"), Type.Literal("slow")]),
+      level: Type.Enum(["low", "high"]),
+      tags: Type.Array(Type.String()),
+      pair: Type.Tuple([Type.String(), Type.Number()]),
+      labels: Type.Record(Type.String(), Type.String()),
+      id: Type.Readonly(Type.String()),
+      note: Type.Readonly(Type.Optional(Type.String())),
+      nested: Type.Object({ path: Type.String(), lines: Type.Optional(Type.Array(Type.Integer())) }),
+      both: Type.Intersect([Type.Object({ a: Type.String() }), Type.Object({ b: Type.Number() })]),
+      anything: Type.Unknown(),
+    });
+    expectTypeOf<InferToolArgs<typeof parameters>>().toEqualTypeOf<Static<typeof parameters>>();
+    const tool = defineTool({ name: "kinds", label: "Kinds", description: "Every kind", parameters, execute: async () => textResult("") });
+    expect(tool.parameters).toBe(parameters);
   });
 
   it("types args from a @sinclair/typebox 0.34 schema", () => {

@@ -1,7 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -18,6 +17,7 @@ import { viewCommand } from "../../src/cli/serve-commands.js";
 import type { TraceEventLine, TraceInspectionLine } from "../../src/cli/trace-format.js";
 import { LONG_RUN_TURNS, recordLongRun } from "../support/long-trace-run.js";
 import { SAMPLE_BATCH_IDS, recordSampleRun } from "../support/sample-trace-run.js";
+import { tempDir } from "../support/temp-dir.js";
 
 type Line = TraceEventLine | TraceInspectionLine;
 /** A run's records as a trace holds them, written by hand: a loop and calls going through the given snapshot values. */
@@ -73,7 +73,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the run viewer in a browser", () => {
   });
 
   it("shows a recorded run: lanes in source order, the error mark, active states, and scrubbing", async () => {
-    const file = join(await mkdtemp(join(tmpdir(), "loopchart-view-")), "run.jsonl");
+    const file = join(await tempDir("loopchart-view-"), "run.jsonl");
     await recordSampleRun(file);
     const trace = await loadTrace(file);
     server = await startViewerServer();
@@ -123,7 +123,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the run viewer in a browser", () => {
     const inspector = createWebSocketInspector({ url: server.inspectUrl });
     // @statelyai/inspect keeps only 200 events while its own socket opens: start once it is open.
     while (server.inspectorConnections() === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-    const file = join(await mkdtemp(join(tmpdir(), "loopchart-live-")), "run.jsonl");
+    const file = join(await tempDir("loopchart-live-"), "run.jsonl");
     const run = recordSampleRun(file, { delayMs: 5, inspect: inspector.inspect.next as never });
     const page = await open(server.url);
     await page.waitForSelector(".lane[data-machine=toolCall]", { timeout: 20_000 });
@@ -179,7 +179,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the run viewer in a browser", () => {
   }, 60_000);
 
   it("shows the awaiting-approval span of a real run whose tool needs approval", async () => {
-    const file = join(await mkdtemp(join(tmpdir(), "loopchart-approval-")), "run.jsonl");
+    const file = join(await tempDir("loopchart-approval-"), "run.jsonl");
     const parameters = Type.Object({ path: Type.String() });
     const remove: AgentTool<typeof parameters> = {
       name: "remove",
@@ -226,7 +226,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the run viewer in a browser", () => {
   }, 60_000);
 
   it(`opens the trace of a ${LONG_RUN_TURNS}-turn run: every record, one lane per call, stepping to either end`, async () => {
-    const file = join(await mkdtemp(join(tmpdir(), "loopchart-long-")), "run.jsonl");
+    const file = join(await tempDir("loopchart-long-"), "run.jsonl");
     const turns = await recordLongRun({ file });
     expect(turns).toBe(LONG_RUN_TURNS);
     const trace = await loadTrace(file);
@@ -252,7 +252,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the run viewer in a browser", () => {
 
 describe("loopchart view on a corrupted trace", () => {
   it("names file and line and exits non-zero", async () => {
-    const file = join(await mkdtemp(join(tmpdir(), "loopchart-bad-")), "bad.jsonl");
+    const file = join(await tempDir("loopchart-bad-"), "bad.jsonl");
     await writeFile(file, '{"type":"trace_header","version":2,"startedAt":""}\n{"t":1,"event":{"type":"agent_start"}}\n{oops\n');
     let err = "";
     const io = { stdout: { write: () => true }, stderr: { write: (s: string) => ((err += s), true) }, onInterrupt: () => () => {} };

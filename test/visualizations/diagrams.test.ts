@@ -19,6 +19,12 @@ describe("generated diagrams", () => {
     }
   }, 60_000);
 
+  it("visualizations/README.md lists every diagram, with its machine's file", async () => {
+    const readme = await readFile(new URL("../../visualizations/README.md", import.meta.url), "utf8");
+    const listed = [...readme.matchAll(/^- `([a-z-]+)` — .*`(machines\/[a-z-]+\.machine\.ts)`$/gm)].map((match) => `${match[1]} ${match[2]}`);
+    expect(listed.sort()).toEqual(DIAGRAMS.map(({ name }) => `${name} machines/${name}.machine.ts`).sort());
+  });
+
   it("the Mermaid diagram draws every transition of the loop machine as an edge, run.abort included", () => {
     const lines = toMermaid(loop).split("\n");
     const edges = lines.filter((line) => line.includes(" --> ") && !line.includes("[*]")).length;
