@@ -151,10 +151,41 @@ function plan(machine: MachineDescription, collapsed: ReadonlySet<string>): Plan
   return { internal, edges: [...edges.values()] };
 }
 
-/** The label of an arrow: a single transition's lines, or one line per transition (duplicates once). */
+/** A merged arrow's label keeps a line per transition up to this many; past it, lines are packed. */
+export const MAX_LABEL_ROWS = 5;
+/** Width, in characters, a packed label line may reach (one text alone may be longer). */
+export const PACKED_LABEL_CHARS = 44;
+/** What separates two transitions on one packed line. */
+export const PACK_SEPARATOR = " · ";
+
+/**
+ * Where each text of a merged arrow's label goes: one per line while there are at most
+ * {@link MAX_LABEL_ROWS}, else packed side by side (`a · b · c`) into lines of at most
+ * {@link PACKED_LABEL_CHARS} characters, so an arrow that many transitions share (a
+ * compound state's exits, collapsed) keeps a short label. `row` and `column` (in
+ * characters) place each text; `lines` are the label's lines.
+ */
+export function packLabel(texts: readonly string[]): { lines: string[]; places: { row: number; column: number }[] } {
+  if (texts.length <= MAX_LABEL_ROWS) return { lines: [...texts], places: texts.map((_, row) => ({ row, column: 0 })) };
+  const lines: string[] = [];
+  const places: { row: number; column: number }[] = [];
+  for (const text of texts) {
+    const current = lines.at(-1);
+    if (current !== undefined && [...current].length + PACK_SEPARATOR.length + [...text].length <= PACKED_LABEL_CHARS) {
+      places.push({ row: lines.length - 1, column: [...current].length + PACK_SEPARATOR.length });
+      lines[lines.length - 1] = `${current}${PACK_SEPARATOR}${text}`;
+    } else {
+      places.push({ row: lines.length, column: 0 });
+      lines.push(text);
+    }
+  }
+  return { lines, places };
+}
+
+/** The label of an arrow: a single transition's lines, or a text per transition (duplicates once), packed by {@link packLabel}. */
 function edgeLines(transitions: Plan["edges"][number]["transitions"]): string[] {
   if (transitions.length === 1) return transitions[0]?.lines ?? [];
-  return [...new Set(transitions.map(({ lines }) => lines.join(" ")).filter((line) => line !== ""))];
+  return packLabel([...new Set(transitions.map(({ lines }) => lines.join(" ")).filter((line) => line !== ""))]).lines;
 }
 
 function stateNode(state: StateDescription, title: string, options: Record<string, string>, collapsed: ReadonlySet<string>, internal: Map<string, string[]>): ElkNode {
@@ -195,12 +226,12 @@ function elkOptions(extra: Record<string, string>): Record<string, string> {
     "elk.algorithm": "layered",
     "elk.direction": "DOWN",
     "elk.edgeRouting": "ORTHOGONAL",
-    "elk.layered.spacing.nodeNodeBetweenLayers": "36",
-    "elk.spacing.nodeNode": "28",
+    "elk.layered.spacing.nodeNodeBetweenLayers": "24",
+    "elk.spacing.nodeNode": "20",
     "elk.spacing.edgeLabel": "4",
     "elk.spacing.edgeEdge": "10",
     "elk.spacing.edgeNode": "14",
-    "elk.layered.spacing.edgeNodeBetweenLayers": "14",
+    "elk.layered.spacing.edgeNodeBetweenLayers": "8",
     "elk.layered.spacing.edgeEdgeBetweenLayers": "10",
     "elk.layered.nodePlacement.strategy": "NETWORK_SIMPLEX",
     "elk.edgeLabels.inline": "false",

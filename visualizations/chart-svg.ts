@@ -10,7 +10,7 @@
  * `g.transition[data-source][data-event][data-guard][data-targets]` per transition it draws,
  * holding that transition's label text.
  */
-import { FONT_SIZE, LINE_HEIGHT, COLLAPSED_MARK, type ChartLayout, type EdgeLine, type StateBox } from "./chart-layout.js";
+import { CHAR_WIDTH, FONT_SIZE, LINE_HEIGHT, COLLAPSED_MARK, packLabel, type ChartLayout, type EdgeLine, type StateBox } from "./chart-layout.js";
 
 const escape = (text: string): string =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -75,9 +75,18 @@ function stateMarkup(state: StateBox): string {
 function edgeMarkup(edge: EdgeLine, marker: string): string {
   const label = edge.label;
   let line = 0;
-  // One group per transition, holding its own lines of the label (a merged arrow has one line each).
+  // One group per transition, holding its own lines of the label (a merged arrow has one text each,
+  // a line each or, past MAX_LABEL_ROWS, packed side by side: packLabel places them as the layout sized them).
   const single = edge.transitions.length === 1;
   const seen = new Set<string>();
+  const merged = single ? [] : [...new Set(edge.transitions.map(({ lines }) => lines.join(" ")).filter((text) => text !== ""))];
+  const packed = packLabel(merged);
+  const placeOf = new Map(merged.map((text, index) => [text, packed.places[index] as { row: number; column: number }]));
+  const textAt = (text: string): string => {
+    if (!label) return "";
+    const place = single ? { row: (line += 1) - 1, column: 0 } : (placeOf.get(text) ?? { row: 0, column: 0 });
+    return `<text x="${round(label.x + 2 + place.column * CHAR_WIDTH)}" y="${round((label.y ?? 0) + 1 + place.row * LINE_HEIGHT + BASELINE)}">${escape(text)}</text>`;
+  };
   const transitions = edge.transitions
     .map(({ transition, lines }) => {
       const attrs = [
@@ -91,7 +100,7 @@ function edgeMarkup(edge: EdgeLine, marker: string): string {
       const own = single ? lines : [lines.join(" ")].filter((text) => text !== "");
       const fresh = own.filter((text) => !seen.has(text));
       fresh.forEach((text) => seen.add(text));
-      const texts = label ? fresh.map((text) => `<text x="${round(label.x + 2)}" y="${((line += 1), round((label.y ?? 0) + 1 + (line - 1) * LINE_HEIGHT + BASELINE))}">${escape(text)}</text>`).join("") : "";
+      const texts = fresh.map(textAt).join("");
       return `<g class="transition" ${attrs}>${texts}</g>`;
     })
     .join("");

@@ -5,13 +5,13 @@
  * and end to end with the real CLI on a pseudo-terminal (`script` from util-linux).
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import {  rm } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { SPINNER_INTERVAL_MS, createHumanRenderer } from "../../src/cli/human-renderer.js";
 import { CLI_ENTRY, REPO_ROOT } from "./spawn-cli.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const CLEAR_LINE = "\r\u001b[2K";
 const QUESTION = "Run bash {\"command\":\"ls\"}? [y]es, [n]o, [a]lways for bash: ";
@@ -50,7 +50,7 @@ const HAS_SCRIPT = spawnSync("sh", ["-c", "command -v script"]).status === 0;
 
 describe.skipIf(!HAS_SCRIPT)("loopchart run --needs-approval on a pseudo-terminal (skipped without util-linux's script)", { timeout: 60_000 }, () => {
   it("should keep the question on screen until it is answered, then run the call", async () => {
-    const cwd = await mkdtemp(join(tmpdir(), "loopchart-pty-"));
+    const cwd = await tempDir("loopchart-pty-");
     dirs.push(cwd);
     const tsx = pathToFileURL(join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs")).href;
     const command = [process.execPath, "--import", tsx, CLI_ENTRY, "run", "--model", "scripted/demo", "--needs-approval", "bash", "--cwd", cwd, "Tidy the notes"]

@@ -4,19 +4,19 @@
  * with its tools, and the process exits 141 (128 + SIGPIPE), as the shell expects of a
  * writer whose pipe closed.
  */
-import { mkdtemp, readFile, rm, access } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import {  readFile, rm, access } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXIT_CODES } from "../../src/cli/exit-codes.js";
 import { spawnCli } from "./spawn-cli.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const dirs: string[] = [];
 afterAll(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
 
 describe("loopchart run with a stdout whose reader went away", { timeout: 60_000 }, () => {
   it("should abort the run, flush the trace and exit 141", async () => {
-    const cwd = await mkdtemp(join(tmpdir(), "loopchart-epipe-"));
+    const cwd = await tempDir("loopchart-epipe-");
     dirs.push(cwd);
     const { child, done } = spawnCli(["run", "--model", "scripted/demo", "--cwd", cwd, "--trace", join(cwd, "t.jsonl"), "Tidy the notes"]);
     // The reader is gone before the CLI writes anything: its first write to stdout fails with EPIPE.
@@ -32,7 +32,7 @@ describe("loopchart run with a stdout whose reader went away", { timeout: 60_000
   });
 
   it("should exit 141 at once from a command with nothing to stop (replay)", async () => {
-    const cwd = await mkdtemp(join(tmpdir(), "loopchart-epipe-"));
+    const cwd = await tempDir("loopchart-epipe-");
     dirs.push(cwd);
     const trace = join(cwd, "t.jsonl");
     const { done: recorded } = spawnCli(["run", "--model", "scripted/demo", "--cwd", cwd, "--trace", trace, "x"]);

@@ -2,16 +2,16 @@
  * `loopchart check-trace` (issue 36 item 4) on traces the CLI itself writes: the demo's and a
  * `run`'s conform; one edited by hand fails with exit 1 and names its line.
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import {  readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "./spawn-cli.js";
+import { tempDir } from "../support/temp-dir.js";
 
 describe("loopchart check-trace", { timeout: 120_000 }, () => {
   let dir: string;
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "loopchart-check-trace-"));
+    dir = await tempDir("loopchart-check-trace-");
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });

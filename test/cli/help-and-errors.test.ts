@@ -5,9 +5,8 @@
  * with their documented exit code, never "unexpected failure" and a stack.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {  rmSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { pathToFileURL } from "node:url";
@@ -16,12 +15,13 @@ import { COMMANDS, runCli } from "../../src/cli/cli.js";
 import type { CliIo } from "../../src/cli/cli-io.js";
 import { EXIT_CODES } from "../../src/cli/exit-codes.js";
 import { CLI_ENTRY, REPO_ROOT } from "./spawn-cli.js";
+import { tempDirSync } from "../support/temp-dir.js";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), "loopchart-help-"));
+  const dir = tempDirSync("loopchart-help-");
   dirs.push(dir);
   return dir;
 }

@@ -4,12 +4,10 @@
  * stderr, and the run ends normally (the CLI exits 0 instead of hanging). Real CLI process,
  * real TCP server on loopback.
  */
-import { mkdtemp } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "./spawn-cli.js";
+import { tempDir } from "../support/temp-dir.js";
 
 describe("run --inspect against a server that never answers the handshake", { timeout: 60_000 }, () => {
   let server: Server | undefined;
@@ -28,7 +26,7 @@ describe("run --inspect against a server that never answers the handshake", { ti
     });
     await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as { port: number };
-    const cwd = await mkdtemp(join(tmpdir(), "loopchart-inspect-silent-"));
+    const cwd = await tempDir("loopchart-inspect-silent-");
     const run = await runCli(["run", "--inspect", `ws://127.0.0.1:${port}/?token=abc`, "--model", "scripted/demo", "--cwd", cwd, "Tidy up notes.txt"]);
     expect(upgradeRequested).toBe(true);
     expect(run.code, run.stderr).toBe(0);

@@ -4,18 +4,18 @@
  * succeed (all but the two the script gets wrong on purpose: an invalid call and a
  * truncated one, which it re-issues), and says it plays a fixed script whatever the prompt.
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import {  readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEMO_WORKSPACE_FILES } from "../../src/providers/demo-script.js";
 import { runCli } from "./spawn-cli.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const dirs: string[] = [];
 afterAll(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
 
 async function emptyDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "loopchart-scripted-run-"));
+  const dir = await tempDir("loopchart-scripted-run-");
   dirs.push(dir);
   return dir;
 }

@@ -4,18 +4,18 @@
  * sessions` does), and a call still waiting shows its tool and arguments although this
  * process never saw its `approval_requested`.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import {  rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "./spawn-cli.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const dirs: string[] = [];
 afterAll(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
 
 /** A session "deploy" whose first turn asks for two writes, both waiting for approval (exit 4). */
 async function waitingSession(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "loopchart-continue-"));
+  const dir = await tempDir("loopchart-continue-");
   dirs.push(dir);
   await writeFile(
     join(dir, "script.json"),
@@ -62,7 +62,7 @@ describe("a session's run continued by another process", { timeout: 90_000 }, ()
   });
 
   it("should give the session's total beside the run's turns when a session goes on with a new prompt", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "loopchart-continue-"));
+    const dir = await tempDir("loopchart-continue-");
     dirs.push(dir);
     await writeFile(join(dir, "script.json"), JSON.stringify({ name: "chat", responses: [{ content: [{ type: "text", text: "One." }] }, { content: [{ type: "text", text: "Two." }] }] }));
     const model = `scripted/${join(dir, "script.json")}`;

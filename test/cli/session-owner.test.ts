@@ -5,14 +5,14 @@
  * code 7 naming the holder before any tool runs; every call's side effect happens
  * once; the session loads afterwards. Both stores.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import {  writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXIT_CODES } from "../../src/cli/exit-codes.js";
 import { STORE_KINDS } from "../sessions/store-fixtures.js";
 import { runCli, spawnCli, type CliResult } from "./spawn-cli.js";
 import { bashCall, gatedCommand, loadStored, scriptModel, sideEffects, sleepingCommand, text, waitForSideEffect } from "./session-owner-fixture.js";
+import { tempDirSync } from "../support/temp-dir.js";
 
 const INTERRUPTED = "Tool call interrupted by a restart and not re-run";
 
@@ -25,7 +25,7 @@ async function firstToExit(a: Promise<CliResult>, b: Promise<CliResult>): Promis
 for (const kind of STORE_KINDS) {
   describe(`one owner per session (${kind.name} store)`, () => {
     const setup = () => {
-      const dir = mkdtempSync(join(tmpdir(), "loopchart-owner-"));
+      const dir = tempDirSync("loopchart-owner-");
       const spec = kind.cliSpec(kind.freshLocation());
       return { dir, spec, store: ["--store", spec] };
     };

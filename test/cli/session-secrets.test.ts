@@ -4,13 +4,13 @@
  * appears in no file of the session store (nor the trace), which are created 0600 in
  * 0700 directories. Both stores.
  */
-import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import {  readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { STORE_KINDS } from "../sessions/store-fixtures.js";
 import { runCli } from "./spawn-cli.js";
 import { bashCall, loadStored, scriptModel, text } from "./session-owner-fixture.js";
+import { tempDirSync } from "../support/temp-dir.js";
 
 const OPENAI_KEY = "sk-test-SECRET-0123456789abcdef";
 const ANTHROPIC_KEY = "plain-anthropic-secret-value";
@@ -27,7 +27,7 @@ const mode = (path: string) => statSync(path).mode & 0o777;
 
 describe("the environment of bash commands", () => {
   it("should not pass the provider key variables unless --tool-env-keep names them", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "loopchart-secrets-"));
+    const dir = tempDirSync("loopchart-secrets-");
     const model = scriptModel(dir, [bashCall("b1", 'echo "[$OPENAI_API_KEY|$ANTHROPIC_API_KEY|$OTHER_SETTING]"'), text("Done.")]);
     const plain = await runCli(["run", "--model", model, "--cwd", dir, "--tools", "bash", "--json", "Go"], { cwd: dir, env: ENV });
     expect(plain.code).toBe(0);
@@ -41,7 +41,7 @@ describe("the environment of bash commands", () => {
 for (const kind of STORE_KINDS) {
   describe(`secrets in a durable session (${kind.name} store)`, () => {
     it("should keep API keys out of every file of the session store and the trace, created 0600 in 0700 directories", async () => {
-      const cwd = mkdtempSync(join(tmpdir(), "loopchart-secrets-"));
+      const cwd = tempDirSync("loopchart-secrets-");
       const root = join(cwd, "private");
       const location = kind.name === "jsonl" ? join(root, "sessions") : join(root, "sessions.db");
       const spec = kind.cliSpec(location);

@@ -4,14 +4,12 @@
  * rules (the interrupted `bash` call, replay "never", is not run again). Without
  * `--session`, SIGTERM aborts the run and exits 143. Real processes, both stores.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXIT_CODES } from "../../src/cli/exit-codes.js";
 import { STORE_KINDS } from "../sessions/store-fixtures.js";
 import { runCli, spawnCli } from "./spawn-cli.js";
 import { bashCall, loadStored, scriptModel, sideEffects, sleepingCommand, text, waitForSideEffect } from "./session-owner-fixture.js";
+import { tempDirSync } from "../support/temp-dir.js";
 
 const INTERRUPTED = "Tool call interrupted by a restart and not re-run";
 
@@ -19,7 +17,7 @@ for (const kind of STORE_KINDS) {
   describe(`a stop signal to a durable run (${kind.name} store)`, () => {
     for (const [signal, code] of [["SIGTERM", EXIT_CODES.terminated], ["SIGHUP", EXIT_CODES.hangup]] as const) {
       it(`should save the session on ${signal}, exit ${code}, and let resume finish it without running the interrupted call again`, async () => {
-        const dir = mkdtempSync(join(tmpdir(), "loopchart-signal-"));
+        const dir = tempDirSync("loopchart-signal-");
         const spec = kind.cliSpec(kind.freshLocation());
         const model = scriptModel(dir, [bashCall("b1", sleepingCommand("b1")), text("Resumed and finished.")]);
         const first = spawnCli(["run", "--model", model, "--cwd", dir, "--tools", "bash", "--session", "s", "--store", spec, "Go"], { cwd: dir });
@@ -47,7 +45,7 @@ for (const kind of STORE_KINDS) {
 
 describe("a stop signal to a run without --session", () => {
   it("should abort the run on SIGTERM and exit 143", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "loopchart-signal-"));
+    const dir = tempDirSync("loopchart-signal-");
     const model = scriptModel(dir, [bashCall("b1", sleepingCommand("b1")), text("Never reached.")]);
     const run = spawnCli(["run", "--model", model, "--cwd", dir, "--tools", "bash", "Go"], { cwd: dir });
     await waitForSideEffect(dir, "START-b1");
@@ -59,7 +57,7 @@ describe("a stop signal to a run without --session", () => {
   }, 60_000);
 
   it("should still abort a durable run on Ctrl-C (SIGINT) and exit 130, leaving nothing to resume", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "loopchart-signal-"));
+    const dir = tempDirSync("loopchart-signal-");
     const model = scriptModel(dir, [bashCall("b1", sleepingCommand("b1")), text("Never reached.")]);
     const run = spawnCli(["run", "--model", model, "--cwd", dir, "--tools", "bash", "--session", "s", "Go"], { cwd: dir });
     await waitForSideEffect(dir, "START-b1");

@@ -5,12 +5,12 @@
  * tool and the cut JSON (which the model then sees), and nothing runs.
  */
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "./spawn-cli.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const chunk = (delta: unknown, finish: string | null = null) =>
   `data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "loopback-model", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
@@ -20,7 +20,7 @@ describe("a tool call whose arguments are cut", { timeout: 60_000 }, () => {
   afterEach(async () => new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined))));
 
   it("is refused with an error result the model can act on, and nothing runs, although the response ends with tool_calls", async () => {
-    const root = await mkdtemp(join(tmpdir(), "loopchart-cut-args-"));
+    const root = await tempDir("loopchart-cut-args-");
     const cwd = join(root, "ws");
     await mkdir(cwd);
     const requests: { messages: { role: string; content?: unknown; tool_call_id?: string }[] }[] = [];

@@ -157,8 +157,8 @@ describe("the viewer server against hostile input", () => {
     expect(other.dropped + other.records.length).toBe(30);
     expect(other.records.at(-1)?.t).toBe(129);
     expect(await api("/api/runs")).toEqual([
-      { id: "live-1", label: "live-1 (loopchart run)", dropped: first.dropped },
-      { id: "live-2", label: "live-2 (loopchart run)", dropped: other.dropped },
+      { id: "live-1", label: "live-1 (loopchart run)", kind: "live", startedAt: 0, dropped: first.dropped },
+      { id: "live-2", label: "live-2 (loopchart run)", kind: "live", startedAt: 100, dropped: other.dropped },
     ]);
     // A page watching from 0 gets the held records, starting where they start, and the count dropped.
     const viewer = await upgrade(server, withToken(server, "/api/viewer"));

@@ -4,9 +4,8 @@
  * loop runs with a mock model that makes the calls.
  */
 import { createServer, type Server } from "node:http";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync,  readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -18,6 +17,7 @@ import type { AgentEvent, AgentTool, ToolResultMessage } from "../../src/types.j
 import { baseConfig, collect, mockStream, user, type MockResponse } from "../helpers/mock-stream.js";
 // @ts-expect-error -- a plain .mjs fixture without types
 import { createFixtureServer } from "./fixtures/fixture-server.mjs";
+import { tempDirSync } from "../support/temp-dir.js";
 
 const STDIO_SERVER = fileURLToPath(new URL("./fixtures/stdio-server.mjs", import.meta.url));
 
@@ -27,7 +27,7 @@ afterEach(async () => {
 });
 
 function scratch(): { dir: string; log: string } {
-  const dir = mkdtempSync(join(tmpdir(), "loopchart-mcp-"));
+  const dir = tempDirSync("loopchart-mcp-");
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   return { dir, log: join(dir, "server.log") };
 }

@@ -7,8 +7,7 @@
  * be saved, and after the tmpfs grows `resume` finishes it.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import {  readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { JsonlSessionStore } from "../../src/sessions/jsonl-session-store.js";
@@ -17,13 +16,14 @@ import { runCli } from "../cli/spawn-cli.js";
 import { bashCall, loadStored, scriptModel, sideEffects } from "../cli/session-owner-fixture.js";
 import { shortWriteFileSystem } from "./short-write-fs.js";
 import { sampleRecord } from "./store-fixtures.js";
+import { tempDirSync } from "../support/temp-dir.js";
 
 const message = (text: string): AgentMessage => ({ role: "user", content: text, timestamp: 1 });
 const KIB = 1024;
 
 describe("the JSONL store on a file system that writes short and fills up", () => {
   it("should write every byte of a record through short writes", async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), "loopchart-disk-")), "sessions");
+    const dir = join(tempDirSync("loopchart-disk-"), "sessions");
     const fs = shortWriteFileSystem({ chunk: 8 * KIB, budget: Number.MAX_SAFE_INTEGER });
     const store = new JsonlSessionStore(dir, { fileSystem: fs });
     const big = "x".repeat(100_000);
@@ -35,7 +35,7 @@ describe("the JSONL store on a file system that writes short and fills up", () =
   });
 
   it("should leave the previous record and log readable and no temp file when a save runs out of space, and save again once space is freed", async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), "loopchart-disk-")), "sessions");
+    const dir = join(tempDirSync("loopchart-disk-"), "sessions");
     const fs = shortWriteFileSystem({ chunk: 8 * KIB, budget: Number.MAX_SAFE_INTEGER });
     const store = new JsonlSessionStore(dir, { fileSystem: fs });
     await store.save("s1", { record: sampleRecord("s1", { turns: 1 }), firstIndex: 0, messages: [message("a")] });
@@ -66,7 +66,7 @@ describe("the JSONL store on a file system that writes short and fills up", () =
 /** Mounts a tmpfs of `size` at a new directory, or says why it cannot. */
 function mountTmpfs(size: string): { dir: string } | { reason: string } {
   if (process.getuid?.() !== 0) return { reason: "not running as root" };
-  const dir = mkdtempSync(join(tmpdir(), "loopchart-tmpfs-"));
+  const dir = tempDirSync("loopchart-tmpfs-");
   try {
     execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", dir], { stdio: "ignore" });
     return { dir };
@@ -86,7 +86,7 @@ describe("a durable CLI run on a 256 KiB tmpfs that fills up", () => {
 
   tmpfsCase(`should say the session could not be saved, keep it resumable with no temp file, and finish after space is freed${tmpfsName}`, async () => {
     const mount = (tmpfs as { dir: string }).dir;
-    const work = mkdtempSync(join(tmpdir(), "loopchart-tmpfs-work-"));
+    const work = tempDirSync("loopchart-tmpfs-work-");
     const spec = join(mount, "sessions");
     const answer = "A long answer. ".repeat(20_000);
     const model = scriptModel(work, [bashCall("b1", "echo START-b1 >> log.txt"), { content: [{ type: "text", text: answer }] }]);

@@ -8,8 +8,7 @@
  * the seed of a failing iteration is in its message.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync,  readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -19,6 +18,7 @@ import type { StoredSession } from "../../src/sessions/session-store.js";
 import { REPO_ROOT } from "../cli/spawn-cli.js";
 import type { ChildOptions } from "./crash-child.js";
 import { STORE_KINDS } from "./store-fixtures.js";
+import { tempDirSync } from "../support/temp-dir.js";
 
 const CHILD = fileURLToPath(new URL("./crash-child.ts", import.meta.url));
 const TSX_LOADER = pathToFileURL(join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs")).href;
@@ -79,7 +79,7 @@ for (const kind of STORE_KINDS) {
         const seed = 1000 * (kind.name === "jsonl" ? 1 : 2) + trial;
         const killAfter = Math.floor(random(seed)() * KILL_WINDOW_MS);
         const spec = kind.cliSpec(kind.freshLocation());
-        const workDir = mkdtempSync(join(tmpdir(), "loopchart-kill-work-"));
+        const workDir = tempDirSync("loopchart-kill-work-");
         const base: ChildOptions = { store: spec, sessionId: "k", workDir, scenario: "parallel", resume: false, delayMs: STEP_MS };
         const context = `trial ${trial} (seed ${seed}, killed ${killAfter} ms after boot)`;
         await runChild(base, killAfter);

@@ -5,8 +5,7 @@
  * the file and line; and `loopchart sessions` lists healthy sessions beside a
  * broken one and exits 0.
  */
-import { appendFileSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync,  readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { transcriptOf } from "../../machines/transcript.js";
@@ -15,6 +14,7 @@ import { JsonlSessionStore } from "../../src/sessions/jsonl-session-store.js";
 import type { AgentMessage } from "../../src/types.js";
 import { runCli } from "../cli/spawn-cli.js";
 import { sampleRecord } from "./store-fixtures.js";
+import { tempDirSync } from "../support/temp-dir.js";
 
 const message = (text: string): AgentMessage => ({ role: "user", content: text, timestamp: 1 });
 const MESSAGES = [message("a"), message("b"), message("c")];
@@ -31,7 +31,7 @@ async function session(dir: string) {
 }
 
 const tear = (path: string) => truncateSync(path, statSync(path).size - 5);
-const freshDir = () => join(mkdtempSync(join(tmpdir(), "loopchart-torn-")), "sessions");
+const freshDir = () => join(tempDirSync("loopchart-torn-"), "sessions");
 
 describe("a torn last line of a JSONL session log", () => {
   it("should drop a torn message entry the snapshot holds with one warning, then cut it off before the next append", async () => {
@@ -90,7 +90,7 @@ describe("a torn last line of a JSONL session log", () => {
 
 describe("loopchart sessions with one broken session", () => {
   it("should list the healthy sessions, mark the broken one, and exit 0", async () => {
-    const cwd = mkdtempSync(join(tmpdir(), "loopchart-torn-cli-"));
+    const cwd = tempDirSync("loopchart-torn-cli-");
     const dir = join(cwd, ".loopchart/sessions");
     const store = new JsonlSessionStore(dir);
     await store.save("good", { record: sampleRecord("good", { state: "done", turns: 2, updatedAt: "2026-02-01T00:00:00.000Z" }), firstIndex: 0, messages: [] });

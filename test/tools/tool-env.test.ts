@@ -2,12 +2,10 @@
  * What a bash command's environment holds: everything of the process but the
  * provider key variables, unless kept by name; and the bash tool runs with it.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createBashTool } from "../../tools/bash.js";
 import { toolEnvironment } from "../../tools/tool-env.js";
+import { tempDirSync } from "../support/temp-dir.js";
 
 const ENV = { PATH: process.env.PATH, OPENAI_API_KEY: "sk-a", ANTHROPIC_API_KEY: "sk-b", MY_SERVICE_API_KEY: "c", API_KEY: "d", APIKEYS: "e", HOME: "/home/x" };
 
@@ -24,7 +22,7 @@ describe("toolEnvironment", () => {
 
 describe("the bash tool's environment", () => {
   it("should not give commands the provider keys unless keepEnv names them", async () => {
-    const cwd = mkdtempSync(join(tmpdir(), "loopchart-tool-env-"));
+    const cwd = tempDirSync("loopchart-tool-env-");
     const command = { command: 'echo "[$OPENAI_API_KEY|$HOME]"' };
     const plain = await createBashTool(cwd, { env: ENV }).execute("c1", command);
     expect(plain.content).toEqual([{ type: "text", text: "[|/home/x]" }]);

@@ -7,12 +7,12 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { cp, mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { childTmpDir, tempDir } from "../support/temp-dir.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
@@ -26,7 +26,8 @@ const cli = ["--import", "tsx", join(root, "src/cli/main.ts")];
 /** Runs the CLI to its end; rejects on a non-zero exit. */
 function runCli(args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...cli, ...args], { cwd: root, stdio: ["ignore", "ignore", "pipe"] });
+    // The demo's workspace goes to the test file's child temp dir, removed after the file.
+    const child = spawn(process.execPath, [...cli, ...args], { cwd: root, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, TMPDIR: childTmpDir() } });
     let err = "";
     child.stderr.on("data", (chunk) => (err += chunk));
     child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`loopchart ${args.join(" ")} exited ${code}: ${err}`))));
@@ -57,7 +58,7 @@ describe.skipIf(!existsSync(CHROMIUM))("loopchart view of the demo trace at 1400
   let page: Page;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "loopchart-first-screen-"));
+    dir = await tempDir("loopchart-first-screen-");
     const { execFileSync } = await import("node:child_process");
     execFileSync(process.execPath, ["--import", "tsx", "scripts/build-viewer.ts"], { cwd: root });
     const trace = join(dir, "demo.jsonl");
@@ -183,6 +184,8 @@ describe.skipIf(!existsSync(CHROMIUM))("loopchart view of the demo trace at 1400
     await page.waitForSelector(children);
     expect(await page.$$(`${chart} g.state.collapsed[data-path="${path}"]`)).toHaveLength(0);
     await page.screenshot({ path: join(dir, `${machine}-${path}-open.png`) });
+    // Opened, the chart may outgrow its pane and follow the current state: fit brings the opened state back in view.
+    await page.click(`.chart-bar[data-machine=${machine}] button.fit`);
     await page.click(`${chart} g.state.compound[data-path="${path}"] > text.title`);
     await page.waitForSelector(`${chart} g.state.collapsed[data-path="${path}"]`);
     expect(await page.$$(children)).toHaveLength(0);
