@@ -10,7 +10,6 @@ import { createGlobMatcher } from "./glob-match.js";
 import { findFd, runLines, type SearchBackend } from "./external-command.js";
 import { hasErrorCode, type FileSystemOperations } from "./file-system-operations.js";
 import { fileSystemFor } from "./confined-file-system.js";
-import { PathOutsideRootError } from "./path-outside-root-error.js";
 import { resolveToolPath, type PathOptions } from "./resolve-path.js";
 import { DEFAULT_MAX_BYTES, formatSize, truncateHead, type TruncationResult } from "./truncate.js";
 import { comparePaths, walkTree, type WalkOperations } from "./walk.js";
@@ -64,16 +63,17 @@ async function listBuiltin(fs: FindOperations, base: string, signal?: AbortSigna
 }
 
 /**
- * The entries of `found` (listed by fd, which walks by path) that still lie inside the
- * root when looked up through the confined operations; a directory swapped for a link
- * to elsewhere while fd ran does not leak the names under it.
+ * The entries of `found` (listed by fd, which walks by path) that exist inside the root
+ * when looked up through the confined operations: a directory swapped for a link to
+ * elsewhere while fd ran does not leak the names under it, whether the lookup meets the
+ * link (outside the root) or the directory swapped back (where those names do not exist).
  */
 async function insideRoot(fs: FindOperations, base: string, found: Listed[]): Promise<Listed[]> {
   const kept = await Promise.all(
     found.map((entry) =>
-      fs.lstat(join(base, entry)).then(
+      fs.lstat(join(base, entry.replace(/\/$/, ""))).then(
         () => true,
-        (error: unknown) => !(error instanceof PathOutsideRootError),
+        () => false,
       ),
     ),
   );
