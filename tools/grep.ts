@@ -159,9 +159,10 @@ async function formatHits(fs: GrepOperations, base: string, hits: Hit[], context
     const file = hits[i].file;
     const matched = new Set<number>();
     for (; i < hits.length && hits[i].file === file; i++) matched.add(hits[i].line);
+    // rg searched by path; a file its path no longer leads to inside the root (it leads
+    // outside, or to nothing: a directory swapped for a link and back) is not shown.
     const data = await fs.readFile(`${base}/${file}`).catch((error: unknown) => {
-      // rg searched by path; a file its path no longer leads to inside the root is not shown.
-      if (error instanceof PathOutsideRootError) return undefined;
+      if (error instanceof PathOutsideRootError || (error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
       throw error;
     });
     if (data === undefined) continue;
