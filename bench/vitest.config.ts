@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { SkippedReporter } from "../test/support/skipped-reporter.js";
 
@@ -5,7 +6,8 @@ import { SkippedReporter } from "../test/support/skipped-reporter.js";
 // so it runs apart from `npm test` (`npm run test:bench`, after `npm --prefix bench ci`).
 // pi-agent-core's own Agent suite runs here too, against the same installed copy.
 export default defineConfig({
-  root: "..",
+  // The repository root (a relative root would be taken from the working directory).
+  root: fileURLToPath(new URL("..", import.meta.url)),
   test: {
     include: ["bench/test/**/*.test.ts", "test/compat/pi-agent.test.ts"],
     testTimeout: 120_000,
