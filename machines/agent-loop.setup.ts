@@ -48,13 +48,7 @@ import {
   type AgentLoopOutput,
 } from "./loop-context.js";
 
-/**
- * How long an aborted run waits for the work it awaits — a tool, a hook, the model
- * stream — to honour the signal, before it stops waiting: running calls get an
- * "Operation aborted" result, a stalled stream an aborted response, and the run
- * ends `aborted`. A late settle of abandoned work is ignored.
- */
-export const ABORT_GRACE_MS = 2000;
+export { ABORT_GRACE_MS } from "./abort-grace.js";
 
 /**
  * A failing invoked actor's error event, as the compound states that share one

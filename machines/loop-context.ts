@@ -17,18 +17,13 @@ import type {
 } from "../src/types.js";
 import type { PrepareRequestInput, TurnDecision, TurnHookInput } from "./events.js";
 import { appendMessages, type Transcript } from "./transcript.js";
-import { ABORTED_MESSAGE, errorText } from "./tool-call.machine.js";
+import { errorText } from "./tool-call.machine.js";
 import { capsFor, type BudgetSpent, type InvalidCallStreak, type ToolPolicies } from "./loop-policies.js";
 import { batchModeOf, type ToolBatchInput } from "./tool-batch.machine.js";
 
 export { runsSequentially } from "./tool-batch.machine.js";
 
-/** Text of the error result each call of a length-truncated response gets. */
-export const LENGTH_TRUNCATION_MESSAGE =
-  "The response hit the output token limit before this tool call was complete, so it was not executed. " +
-  "Re-issue the call with complete arguments (split large content across several calls if needed).";
-
-export { ABORTED_MESSAGE };
+export { ABORTED_MESSAGE, LENGTH_TRUNCATION_MESSAGE } from "./result-texts.js";
 
 /** Which hooks the run has; lets the chart skip polling states that would do nothing. */
 export interface AgentLoopHooks {

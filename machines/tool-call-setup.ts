@@ -10,6 +10,9 @@ import type { AgentEvent, AgentToolResult, BeforeToolCallResult } from "../src/t
 import type { CallHookScope, BatchToToolCallEvent, SettledToolCall, ToolCallInput, ToolCallToBatchEvent } from "./events.js";
 import { describeThrown } from "../src/describe-thrown.js";
 import { timedOutText } from "./loop-policies.js";
+import { BLOCKED_MESSAGE, REJECTED_MESSAGE } from "./result-texts.js";
+
+export { ABORTED_MESSAGE, BLOCKED_MESSAGE, REJECTED_MESSAGE } from "./result-texts.js";
 
 /** Context of a tool-call actor. JSON-serializable. */
 export interface ToolCallContext extends ToolCallInput {
@@ -24,9 +27,6 @@ export interface ToolCallContext extends ToolCallInput {
   /** Set once the call asked for approval: `"asked"` while waiting, `"approved"` after. */
   approval?: "asked" | "approved";
 }
-
-/** Text of the result a call gets when the run was aborted before it could finish. */
-export const ABORTED_MESSAGE = "Operation aborted";
 
 /** Builds the error result every failure on a tool's path becomes. */
 export function errorResult(text: string): AgentToolResult<unknown> {
@@ -60,12 +60,6 @@ export interface FinalizeToolCallInput extends ExecuteToolInput {
   executed: SettledToolCall;
   hookScope?: CallHookScope;
 }
-
-/** Text of the result when `beforeToolCall` blocks without a reason. */
-export const BLOCKED_MESSAGE = "Tool execution was blocked";
-
-/** Text of the result of a call the user rejected; a reason given follows it. */
-export const REJECTED_MESSAGE = "Tool call was rejected";
 
 /** The settled result a rejection becomes: an error result with the reason. */
 export function rejectedResult(reason: string | undefined): SettledToolCall {

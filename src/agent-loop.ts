@@ -1,245 +1,14 @@
 /**
  * The pi-compatible façade: `agentLoop`, `agentLoopContinue`, `runAgentLoop`,
- * `runAgentLoopContinue` (same parameters and semantics as pi-agent-core 0.73),
- * and `createAgentLoopActor` for users who want the XState actor itself.
+ * `runAgentLoopContinue` (same parameters and semantics as pi-agent-core 0.73). The actor
+ * they run is built in `agent-loop-actor.ts`; this file's declarations name no XState type,
+ * so the main entry's do not either.
  */
-import { createActor, type Actor, type AnyActorLogic, type InspectionEvent, type Observer, type Snapshot } from "xstate";
-import { agentLoopMachine, type AgentLoopOutput } from "../machines/agent-loop.machine.js";
-import { transcriptMessages } from "../machines/transcript.js";
-import { upgradeFlatChartSnapshot } from "./flat-chart-snapshot.js";
-import { createRequestModelActor } from "./actors/request-model.js";
-import { createAfterToolCallActor, createExecuteToolActor, createPrepareArgumentsAction, createPrepareCallActor } from "./actors/tool-call-actors.js";
-import { createTurnHookActors, sequentialToolNames } from "./actors/turn-hook-actors.js";
-import { toolCallMachine } from "../machines/tool-call.machine.js";
-import { linkSlices, toolBatchMachine } from "../machines/tool-batch.machine.js";
+import { createAgentLoopActor, runActor, runIntoSink, type AgentLoopActor, type CreateAgentLoopActorOptions } from "./agent-loop-actor.js";
 import { EventStream } from "./event-stream.js";
-import { describeThrown } from "./describe-thrown.js";
-import { readableInspector } from "./inspection/readable-inspection.js";
 import { telemetryFor } from "./inspection/telemetry.js";
-import { streamByModelApi } from "./providers/stream-by-api.js";
-import { assertContinuable, assertLoopInput, assertPrompts } from "./loop-input.js";
-import { bindRun, createRunServices, listenerIn, LOOP_SYSTEM_ID, servicesIn, type RunServices, type ServicesSource } from "./run-environment.js";
-import { heardBy, type ListenerSource } from "./heard-by.js";
-import { policyInput } from "./tool-policies.js";
-import { createInvalidCallHintActor } from "./actors/invalid-call-hint.js";
-import type {
-  AgentContext,
-  AgentEvent,
-  AgentEventSink,
-  AgentLoopConfig,
-  AgentMessage,
-  StreamFn,
-} from "./types.js";
-
-/** The actor type `createAgentLoopActor` returns. */
-export type AgentLoopActor = Actor<typeof agentLoopMachine>;
-
-/** Options of {@link createAgentLoopActor}. */
-export interface CreateAgentLoopActorOptions {
-  /** Prompts of a prompt run; omit (or pass []) for a continue run. */
-  prompts?: AgentMessage[];
-  context: AgentContext;
-  config: AgentLoopConfig;
-  /** Aborting it reaches the stream function, the hooks and every running tool. */
-  signal?: AbortSignal;
-  /** The stream function (pi-ai's `streamSimple` works unchanged). Default: `streamByModelApi`, which serves the model by its `api`. */
-  streamFn?: StreamFn;
-  /**
-   * An XState inspector that sees every actor of the run (loop, each call, each invoked actor),
-   * e.g. `createWebSocketInspector({ url }).inspect` from `@statelyai/inspect` pointed at
-   * `loopchart inspect`. It receives readable events: every snapshot, event and action as plain
-   * data with long strings truncated, functions dropped and secrets (API keys, `Authorization`
-   * headers) redacted, and `actorRef.getSnapshot()` answering the same way
-   * (`rawInspectionEvent(event)` gives the live XState event back). If it throws, the run goes
-   * on unchanged, it is told nothing more, and a `LoopchartInspectorWarning` is emitted once.
-   */
-  inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
-  /**
-   * Receives every event of the run, in order: the loop's own and those its
-   * actors emit (a call's `tool_execution_*`, the model request's
-   * `message_start`/`message_update`). `actor.on(...)` on the loop sees only the
-   * loop's own events.
-   */
-  onEvent?: (event: AgentEvent) => void;
-  /**
-   * A persisted snapshot (`actor.getPersistedSnapshot()`, possibly through
-   * `JSON.stringify`/`JSON.parse`) to continue from instead of starting anew.
-   * Pass the same context (tools) and config the run had. The restored run
-   * re-invokes exactly the work that was in flight: a run restored in
-   * `requesting` requests again; calls restored in `executing` run their tools
-   * again; settled calls never run again. `prompts` are ignored. A snapshot the
-   * flat chart of earlier loopchart versions wrote is restored with its state
-   * mapped to the hierarchical chart's (`FLAT_STATE_PATHS`).
-   */
-  snapshot?: Snapshot<unknown>;
-}
-
-/** `machine` with the run actors provided, finding the services and the listener through the two sources. */
-function provideActorsFrom(machine: typeof agentLoopMachine, servicesOf: ServicesSource, listenerOf: ListenerSource | undefined): typeof agentLoopMachine {
-  const heard = <T extends AnyActorLogic>(logic: T): T => (listenerOf ? heardBy(logic, listenerOf) : logic);
-  const actors = machine.implementations.actors as { toolBatch?: typeof toolBatchMachine };
-  const batch = actors.toolBatch ?? toolBatchMachine;
-  const calls = (batch.implementations.actors as { toolCall?: typeof toolCallMachine }).toolCall ?? toolCallMachine;
-  const toolCall = heard(
-    calls.provide({
-      actors: {
-        prepareCall: createPrepareCallActor(servicesOf),
-        executeTool: heard(createExecuteToolActor(servicesOf)),
-        afterToolCall: createAfterToolCallActor(servicesOf),
-      },
-      actions: { prepareArguments: createPrepareArgumentsAction(servicesOf) as never },
-    }),
-  );
-  const toolBatch = linkSlices(batch.provide({ actors: { toolCall } }), heard);
-  return machine.provide({
-    actors: {
-      requestModel: heard(createRequestModelActor(servicesOf)),
-      ...createTurnHookActors(servicesOf),
-      invalidCallHint: createInvalidCallHintActor(servicesOf),
-      toolBatch,
-    },
-  });
-}
-
-/**
- * `machine` (default: the shipped loop) with a run's real actors provided: the
- * model request, the turn hooks, and — inside the tool batch the machine
- * provides (and its slices) — the tool-call machine with its real actors, all
- * using `services`. With `onEvent`, every actor that emits run events hands them
- * to it ({@link heardBy}). This builds new machines; `createAgentLoopActor`
- * instead uses one machine provided once for every run.
- */
-export function provideRunActors(
-  services: RunServices,
-  machine: typeof agentLoopMachine = agentLoopMachine,
-  onEvent?: (event: AgentEvent) => void,
-): typeof agentLoopMachine {
-  return provideActorsFrom(machine, () => services, onEvent ? () => onEvent : undefined);
-}
-
-/**
- * The shipped loop with its run actors provided once, for every run: they find
- * the run's services and listener by the run's actor system ({@link bindRun}).
- * Providing costs ~0.7 ms (XState builds each machine's state tree anew), and a
- * new machine formats its transitions again on first use; one shared machine pays
- * that once per process instead of once per run.
- */
-let sharedRunMachine: typeof agentLoopMachine | undefined;
-function runMachine(): typeof agentLoopMachine {
-  sharedRunMachine ??= provideActorsFrom(agentLoopMachine, servicesIn, listenerIn);
-  return sharedRunMachine;
-}
-
-/**
- * An inspector that passes each inspection event on, made readable. An inspector
- * that throws is a fault of the watcher, not of the run: the run goes on, the
- * inspector is told nothing more, and the throw is reported once as a process
- * warning (`LoopchartInspectorWarning`).
- */
-function readableObserver(inspect: CreateAgentLoopActorOptions["inspect"]): ((event: InspectionEvent) => void) | undefined {
-  if (!inspect) return undefined;
-  const observe = readableInspector(typeof inspect === "function" ? inspect : (event: InspectionEvent) => inspect.next?.(event));
-  let broken = false;
-  return (event) => {
-    if (broken) return;
-    try {
-      observe(event);
-    } catch (error) {
-      broken = true;
-      process.emitWarning(`the inspect observer threw on ${event.type} and is told nothing more of this run: ${describeThrown(error)}`, {
-        type: "LoopchartInspectorWarning",
-      });
-    }
-  };
-}
-
-/**
- * Creates (does not start) the loop actor for one run, or for a run restored
- * from `snapshot`. Pass `onEvent` to receive every event of the run in order,
- * then call `actor.start()`. The actor's output is `{ exitReason, messages,
- * errorMessage? }`; `signal` aborting sends it `run.abort`. Its snapshots are
- * plain data that never change once taken; `getPersistedSnapshot()` round-trips
- * through JSON.
- *
- * Throws `LoopInputError`/`InvalidToolDefinitionError` synchronously on bad input.
- * The caller's `context.messages` array is never mutated.
- */
-export function createAgentLoopActor(options: CreateAgentLoopActorOptions): AgentLoopActor {
-  const { context, config, signal } = options;
-  // Omitted means a continue run; anything else given (null, a string) must be prompts.
-  const prompts = options.prompts === undefined ? [] : options.prompts;
-  assertPrompts(prompts);
-  assertLoopInput(context, config);
-  const streamFn = requireStreamFn(options.streamFn);
-  const services = createRunServices({ config, streamFn, signal, tools: context.tools });
-  const inspect = readableObserver(options.inspect);
-  const actor = createActor(runMachine(), {
-    systemId: LOOP_SYSTEM_ID,
-    input: {
-      systemPrompt: context.systemPrompt,
-      messages: [...context.messages, ...prompts],
-      prompts,
-      model: config.model,
-      thinkingLevel: config.thinkingLevel ?? config.reasoning ?? "off",
-      toolExecution: config.toolExecution ?? "parallel",
-      sequentialTools: sequentialToolNames(services),
-      ...(config.maxTurns !== undefined ? { maxTurns: config.maxTurns } : {}),
-      ...(config.abortGraceMs !== undefined ? { abortGraceMs: config.abortGraceMs } : {}),
-      ...policyInput(config, context.tools),
-      hooks: {
-        beforeToolCall: typeof config.beforeToolCall === "function",
-        afterToolCall: typeof config.afterToolCall === "function",
-        steering: typeof config.getSteeringMessages === "function",
-        followUp: typeof config.getFollowUpMessages === "function",
-        shouldStopAfterTurn: typeof config.shouldStopAfterTurn === "function",
-        prepareNextTurn: typeof config.prepareNextTurn === "function",
-        prepareRequest: typeof config.prepareRequest === "function",
-        finishTurn: typeof config.finishTurn === "function",
-        needsApproval: (context.tools ?? []).some((tool) => typeof tool?.needsApproval === "function"),
-      },
-      ...(config.approvedTools !== undefined ? { approvedTools: [...config.approvedTools] } : {}),
-      // Every call is registered under `toolCall:<id>`, where approval decisions find it.
-      registersCalls: true,
-    },
-    // A snapshot the flat chart wrote (loopchart before the hierarchical chart) restores with its state mapped.
-    ...(options.snapshot ? { snapshot: upgradeFlatChartSnapshot(options.snapshot) as never } : {}),
-    ...(inspect ? { inspect } : {}),
-  });
-  // Bound before the actor starts: no actor of the run reads its services or emits before that.
-  bindRun(actor.system, services, options.onEvent);
-  if (options.onEvent) actor.on("*", options.onEvent as (emitted: unknown) => void);
-  if (signal) {
-    const onAbort = () => actor.send({ type: "run.abort" });
-    if (signal.aborted) queueMicrotask(onAbort);
-    else signal.addEventListener("abort", onAbort, { once: true });
-    actor.subscribe({
-      complete: () => signal.removeEventListener("abort", onAbort),
-      error: () => signal.removeEventListener("abort", onAbort),
-    });
-  }
-  return actor;
-}
-
-/** Starts the actor and resolves with its output. Never rejects for a loop fault: it ends the protocol instead. */
-function runActor(actor: AgentLoopActor, deliver: (event: AgentEvent) => void): Promise<AgentLoopOutput> {
-  return new Promise((resolve) => {
-    let ended = false;
-    actor.on("agent_end", () => {
-      ended = true;
-    });
-    actor.subscribe({
-      complete: () => resolve(actor.getSnapshot().output as AgentLoopOutput),
-      error: (error: unknown) => {
-        // A fault in the loop itself: end the protocol cleanly instead of leaving the caller hanging.
-        const messages = transcriptMessages(actor.getSnapshot().context.newMessages);
-        const errorMessage = `loopchart internal error: ${error instanceof Error ? error.message : String(error)}`;
-        if (!ended) deliver({ type: "agent_end", messages, exitReason: "error", errorMessage });
-        resolve({ exitReason: "error", messages, errorMessage });
-      },
-    });
-    actor.start();
-  });
-}
+import { assertContinuable } from "./loop-input.js";
+import type { AgentContext, AgentEvent, AgentEventSink, AgentLoopConfig, AgentMessage, StreamFn } from "./types.js";
 
 /** The run's event stream; breaking out of `for await` over it (its `return()`) aborts the run. */
 function createAgentStream(onCancel: () => void): EventStream<AgentEvent, AgentMessage[]> {
@@ -260,14 +29,6 @@ function streamRun(options: CreateAgentLoopActorOptions): EventStream<AgentEvent
   cancelled.actor = actor;
   void runActor(actor, deliver).then((output) => stream.end(output.messages));
   return stream;
-}
-
-/** The given stream function, or the built-in one that serves the model by its `api` (as pi falls back to `streamSimple`). */
-function requireStreamFn(streamFn: StreamFn | undefined): StreamFn {
-  if (streamFn !== undefined && typeof streamFn !== "function") {
-    throw new TypeError("streamFn must be a function (model, context, options) => stream, e.g. pi-ai's streamSimple");
-  }
-  return streamFn ?? streamByModelApi;
 }
 
 /**
@@ -300,37 +61,6 @@ export function agentLoopContinue(
   return streamRun({ context, config, ...(signal ? { signal } : {}), streamFn });
 }
 
-/** Orders calls to a possibly-async sink: each event waits for the previous call's promise. */
-function orderedSink(sink: AgentEventSink): { deliver: (event: AgentEvent) => void; drained: () => Promise<void> } {
-  let tail: Promise<void> | undefined;
-  let failure: { error: unknown } | undefined;
-  const call = (event: AgentEvent): void | Promise<void> => {
-    try {
-      return sink(event);
-    } catch (error) {
-      failure ??= { error };
-    }
-  };
-  return {
-    deliver: (event) => {
-      if (tail) {
-        tail = tail.then(() => call(event));
-        return;
-      }
-      const returned = call(event);
-      if (returned && typeof (returned as Promise<void>).then === "function") {
-        tail = (returned as Promise<void>).catch((error: unknown) => {
-          failure ??= { error };
-        });
-      }
-    },
-    drained: async () => {
-      await tail;
-      if (failure) throw failure.error;
-    },
-  };
-}
-
 /**
  * Like `agentLoop`, delivering events to `emit` instead of a stream. Async sinks
  * see events one at a time in order; the promise resolves with the new messages
@@ -357,26 +87,4 @@ export async function runAgentLoopContinue(
 ): Promise<AgentMessage[]> {
   assertContinuable(context);
   return runIntoSink({ context, config, ...(signal ? { signal } : {}), streamFn }, emit);
-}
-
-/**
- * Runs one loop actor (a fresh run, or one restored from `options.snapshot`) to the
- * end, delivering events to an ordered sink; resolves with the new messages once the
- * sink settled. The actor is created and started synchronously, before the first
- * `await`; `onActor` receives it before it starts (the `Agent` keeps it to send
- * approval decisions).
- */
-export async function runIntoSink(
-  options: Omit<CreateAgentLoopActorOptions, "onEvent">,
-  emit: AgentEventSink,
-  onActor?: (actor: AgentLoopActor) => void,
-): Promise<AgentMessage[]> {
-  const telemetry = telemetryFor(options.config);
-  const sink = orderedSink(telemetry ? (event) => (telemetry(event), emit(event)) : emit);
-  const inspect = options.inspect ?? options.config.inspect;
-  const actor = createAgentLoopActor({ ...options, ...(inspect ? { inspect } : {}), onEvent: sink.deliver });
-  onActor?.(actor);
-  const output = await runActor(actor, sink.deliver);
-  await sink.drained();
-  return output.messages;
 }

@@ -8,7 +8,7 @@
 import { uniqueCallIds } from "../machines/tool-batch.machine.js";
 import { toolCallsOf } from "../machines/loop-context.js";
 import type { AnyActorRef } from "xstate";
-import { runIntoSink, type AgentLoopActor } from "./agent-loop.js";
+import { runIntoSink, type AgentLoopActor } from "./agent-loop-actor.js";
 import { callSystemId } from "../machines/events.js";
 import { awaitsApproval, type ToolCallContext } from "../machines/tool-call.machine.js";
 import { ApprovalError } from "./errors/approval-error.js";

@@ -1,17 +1,13 @@
 /**
  * loopchart — the agent tool-call loop as an explicit XState v5 statechart.
  * Drop-in for pi-agent-core's `agentLoop`: same arguments, events and messages.
+ *
+ * This entry's declarations name no XState type: the actor, the machines and everything
+ * else typed with XState's types is exported from `loopchart/xstate` (and the machines'
+ * parts from `loopchart/machines`), so a user who type-checks with `skipLibCheck: false`
+ * loads XState's declarations only if they import those.
  */
-export {
-  agentLoop,
-  agentLoopContinue,
-  createAgentLoopActor,
-  provideRunActors,
-  runAgentLoop,
-  runAgentLoopContinue,
-  type AgentLoopActor,
-  type CreateAgentLoopActorOptions,
-} from "./agent-loop.js";
+export { agentLoop, agentLoopContinue, runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";
 export { Agent, type AgentRunRequest, type ApproveOptions } from "./agent.js";
 export { defaultConvertToLlm } from "./agent/agent-input.js";
 export type { AgentListener, AgentOptions, AgentThinkingBudgets, AgentTransport } from "./agent/agent-options.js";
@@ -55,20 +51,17 @@ export {
   type ToolCallPolicy,
   type ToolPolicies,
 } from "../machines/loop-policies.js";
-export { BLOCKED_MESSAGE, REJECTED_MESSAGE } from "./actors/tool-call-actors.js";
-export {
-  ABORTED_MESSAGE,
-  ABORT_GRACE_MS,
-  LENGTH_TRUNCATION_MESSAGE,
-  agentLoopMachine,
-  toolCallMachine,
-  type AgentLoopContext,
-  type AgentLoopHooks,
-  type AgentLoopInput,
-  type AgentLoopOutput,
-  type ToolCallContext,
-} from "../machines/index.js";
-export { toMermaid } from "./inspection/to-mermaid.js";
+export { ABORTED_MESSAGE, BLOCKED_MESSAGE, LENGTH_TRUNCATION_MESSAGE, REJECTED_MESSAGE } from "../machines/result-texts.js";
+export { ABORT_GRACE_MS } from "../machines/abort-grace.js";
+export type {
+  InspectedActorRef,
+  InspectedEventObject,
+  InspectedSnapshot,
+  InspectionCallback,
+  InspectionObserver,
+  LoopInspectionEvent,
+  LoopInspector,
+} from "./inspection/inspection-event.js";
 export {
   MAX_INSPECTED_STRING_LENGTH,
   sanitizeInspectionEvent,
@@ -83,3 +76,4 @@ export { loadTrace, parseTrace, type Trace } from "./cli/trace-reader.js";
 export { TraceFormatError } from "./cli/trace-format-error.js";
 export { TRACE_FORMAT_VERSION, type TraceEnd, type TraceEventLine, type TraceHeader, type TraceInspectionLine } from "./cli/trace-format.js";
 export { TELEMETRY_TRACER_NAME, createTelemetrySink, telemetryFor } from "./inspection/telemetry.js";
+export type { TelemetryApi, TelemetryAttributes, TelemetryContext, TelemetrySpan, TelemetryTracer } from "./inspection/telemetry-types.js";

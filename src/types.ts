@@ -18,7 +18,7 @@ import type {
   ThinkingLevel as LlmThinkingLevel,
 } from "./llm-types.js";
 import type { InferToolArgs, ToolParameters } from "./schema-types.js";
-import type { InspectionEvent, Observer } from "xstate";
+import type { LoopInspector } from "./inspection/inspection-event.js";
 
 export type * from "./llm-types.js";
 export type { InferToolArgs, JsonSchema, ToolParameters } from "./schema-types.js";
@@ -447,7 +447,7 @@ export interface AgentLoopConfig extends SimpleStreamOptions {
    * actions as plain data, long strings truncated, functions dropped, API keys and
    * `Authorization` headers redacted (`rawInspectionEvent(event)` gives the live event back).
    */
-  inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  inspect?: LoopInspector;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { InspectionEvent } from "xstate";
-import { runIntoSink, type AgentLoopActor } from "../agent-loop.js";
+import { runIntoSink, type AgentLoopActor } from "../agent-loop-actor.js";
 import { blockedOnApproval, type PersistedLoop } from "../sessions/session-recorder.js";
 import { askApproval, canAsk, pendingApprovalNote, type ApprovalDecision, type ApprovalRequest } from "./approval-prompt.js";
 import type { AgentContext, AgentEvent, AgentLoopConfig, AgentMessage, AgentTool, ExitReason, Message, Model, StreamFn, ThinkingLevel } from "../types.js";

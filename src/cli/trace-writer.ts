@@ -1,5 +1,5 @@
 import { createWriteStream, type WriteStream } from "node:fs";
-import type { InspectionEvent } from "xstate";
+import type { LoopInspectionEvent } from "../inspection/inspection-event.js";
 import { toTraceInspection } from "../inspection/trace-record.js";
 import { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE, prepareOutputPath } from "./prepare-output-path.js";
 import { createMessageUpdateCompactor } from "./message-update-lines.js";
@@ -66,7 +66,7 @@ export class TraceWriter {
   }
 
   /** Appends one inspection line (sanitized, snapshots summarized). Ignored after {@link close}; kinds traces leave out are skipped. */
-  inspect(event: InspectionEvent, t: number = Date.now()): void {
+  inspect(event: LoopInspectionEvent, t: number = Date.now()): void {
     const record = toTraceInspection(event);
     if (record !== undefined) this.writeLine({ t, inspect: record });
   }

@@ -5,7 +5,7 @@
  */
 import { DBOS, type WorkflowHandle } from "@dbos-inc/dbos-sdk";
 import type { ApprovalDecisionEvent } from "../../machines/events.js";
-import { createAgentLoopActor, type AgentLoopActor } from "../agent-loop.js";
+import { createAgentLoopActor, type AgentLoopActor } from "../agent-loop-actor.js";
 import type { AgentEvent, AgentLoopConfig, AgentMessage, AgentTool, StreamFn } from "../types.js";
 import type { DbosApprovalAnswer } from "./approval.js";
 import { createApprovalWaits } from "./approval-waits.js";

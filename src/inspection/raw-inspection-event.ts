@@ -1,10 +1,10 @@
 /** The live XState event behind a readable one (see readable-inspection.ts), kept apart so that sanitize.ts can unwrap without importing it. */
-import type { InspectionEvent } from "xstate";
+import type { LoopInspectionEvent } from "./inspection-event.js";
 
-const rawEvents = new WeakMap<object, InspectionEvent>();
+const rawEvents = new WeakMap<object, LoopInspectionEvent>();
 
 /** Remembers that `readable` stands for `raw`. */
-export function rememberRawInspectionEvent(readable: InspectionEvent, raw: InspectionEvent): void {
+export function rememberRawInspectionEvent(readable: LoopInspectionEvent, raw: LoopInspectionEvent): void {
   rawEvents.set(readable, raw);
 }
 
@@ -13,6 +13,6 @@ export function rememberRawInspectionEvent(readable: InspectionEvent, raw: Inspe
  * For in-process observers that need the real snapshot, e.g. loopchart's own trace recorder,
  * which summarizes the loop's context instead of copying all of it.
  */
-export function rawInspectionEvent(event: InspectionEvent): InspectionEvent {
+export function rawInspectionEvent(event: LoopInspectionEvent): LoopInspectionEvent {
   return rawEvents.get(event) ?? event;
 }

@@ -3,7 +3,7 @@
  * event and action made readable by {@link sanitizeValue} (long strings truncated, functions
  * dropped, secrets redacted), computed only when the observer reads them.
  */
-import type { InspectionEvent } from "xstate";
+import type { InspectionCallback, LoopInspectionEvent } from "./inspection-event.js";
 import { rememberRawInspectionEvent } from "./raw-inspection-event.js";
 import { sanitizeValue } from "./sanitize.js";
 
@@ -83,19 +83,19 @@ function lazy(target: object, key: string, compute: () => unknown): void {
  * first read (an observer that never reads them costs nothing). Ids, `rootId` and the
  * microstep's transitions are unchanged. `rawInspectionEvent` gives the live event back.
  */
-export function readableInspectionEvent(event: InspectionEvent): InspectionEvent {
+export function readableInspectionEvent(event: LoopInspectionEvent): LoopInspectionEvent {
   const raw = event as unknown as Record<string, unknown>;
   const readable: Record<string, unknown> = { ...raw, actorRef: readableRef(event.actorRef) };
   if ("sourceRef" in event) readable.sourceRef = readableRef(event.sourceRef);
   if ("snapshot" in event) lazy(readable, "snapshot", () => readableSnapshot(raw.snapshot));
   if ("event" in event) lazy(readable, "event", () => sanitizeValue(raw.event));
   if ("action" in event) lazy(readable, "action", () => sanitizeValue(raw.action));
-  const result = readable as unknown as InspectionEvent;
+  const result = readable as unknown as LoopInspectionEvent;
   rememberRawInspectionEvent(result, event);
   return result;
 }
 
 /** Wraps an inspector so that it receives {@link readableInspectionEvent}s. */
-export function readableInspector(next: (event: InspectionEvent) => void): (event: InspectionEvent) => void {
+export function readableInspector(next: InspectionCallback): (event: LoopInspectionEvent) => void {
   return (event) => next(readableInspectionEvent(event));
 }

@@ -4,7 +4,7 @@
  */
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
-import type { InspectionEvent } from "xstate";
+import type { LoopInspectionEvent } from "./inspection-event.js";
 import { createRedactor } from "../cli/redact.js";
 import { TRACE_FORMAT_VERSION, type TraceEnd, type TraceHeader } from "../cli/trace-format.js";
 import type { AgentEvent } from "../types.js";
@@ -29,7 +29,7 @@ export interface TraceRecorder {
   /** The trace's path. */
   readonly file: string;
   /** Give to `config.inspect` (or `createAgentLoopActor({ inspect })`). */
-  readonly inspect: (event: InspectionEvent) => void;
+  readonly inspect: (event: LoopInspectionEvent) => void;
   /** Give every agent event of the run to it (a sink for `runAgentLoop`, or call it from a `for await`). */
   readonly onEvent: (event: AgentEvent) => void;
   /**

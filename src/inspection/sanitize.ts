@@ -2,7 +2,7 @@
  * Makes what an inspector receives readable and safe to send: long strings truncated,
  * functions dropped, actor refs replaced by their id, secrets redacted.
  */
-import type { InspectionEvent } from "xstate";
+import type { LoopInspectionEvent } from "./inspection-event.js";
 import { REDACTED, createRedactor } from "../cli/redact.js";
 import { rawInspectionEvent } from "./raw-inspection-event.js";
 
@@ -93,11 +93,18 @@ interface RefLike {
   options?: { systemId?: unknown };
 }
 
+/** What a microstep's transitions (XState's `TransitionDefinition`s) are read for. */
+interface TransitionLike {
+  eventType: string;
+  source: { id: string };
+  target?: readonly { id: string }[];
+}
+
 /**
  * Turns a raw XState inspection event into {@link SanitizedInspectionEvent}, or undefined for
  * kinds loopchart does not record (`@xstate.action`). Never throws.
  */
-export function sanitizeInspectionEvent(readable: InspectionEvent): SanitizedInspectionEvent | undefined {
+export function sanitizeInspectionEvent(readable: LoopInspectionEvent): SanitizedInspectionEvent | undefined {
   const event = rawInspectionEvent(readable);
   const ref = event.actorRef as unknown as RefLike;
   const base = { actorId: ref.id, sessionId: ref.sessionId };
@@ -141,7 +148,7 @@ export function sanitizeInspectionEvent(readable: InspectionEvent): SanitizedIns
         ...base,
         event: sanitizeValue(event.event),
         value: sanitizeValue(snap.value),
-        transitions: event._transitions.map((t) => ({
+        transitions: (event._transitions as readonly TransitionLike[]).map((t) => ({
           eventType: t.eventType,
           source: t.source.id,
           target: (t.target ?? []).map((node) => node.id),

@@ -4,19 +4,17 @@
  * peer dependency, loaded only when a run asks for telemetry.
  */
 import { createRequire } from "node:module";
-import type { Context, Span, Tracer } from "@opentelemetry/api";
 import type { AgentEvent, AssistantMessage } from "../types.js";
+import type { TelemetryApi, TelemetryContext, TelemetrySpan, TelemetryTracer } from "./telemetry-types.js";
 
 /** The instrumentation scope name spans are created under. */
 export const TELEMETRY_TRACER_NAME = "loopchart";
 
-type Api = typeof import("@opentelemetry/api");
-
-let api: Api | null | undefined;
-function loadApi(): Api | undefined {
+let api: TelemetryApi | null | undefined;
+function loadApi(): TelemetryApi | undefined {
   if (api === undefined) {
     try {
-      api = createRequire(import.meta.url)("@opentelemetry/api") as Api;
+      api = createRequire(import.meta.url)("@opentelemetry/api") as TelemetryApi;
     } catch {
       api = null;
     }
@@ -33,16 +31,16 @@ function loadApi(): Api | undefined {
  * `tool.call.id`, `tool.is_error`, `tool.duration_ms`; error status when isError). Give it
  * every event of one run, in order; never throws. Spans still open at `agent_end` are ended.
  */
-export function createTelemetrySink(tracer: Tracer, otel: Api | undefined = loadApi()): (event: AgentEvent) => void {
+export function createTelemetrySink(tracer: TelemetryTracer, otel: TelemetryApi | undefined = loadApi()): (event: AgentEvent) => void {
   if (!otel) return () => {};
   const { trace, SpanStatusCode } = otel;
-  let run: Span | undefined;
-  let runContext: Context | undefined;
-  let turn: Span | undefined;
-  let turnContext: Context | undefined;
-  let request: Span | undefined;
-  const tools = new Map<string, { span: Span; started: number }>();
-  const child = (name: string, parent: Context | undefined) => tracer.startSpan(name, {}, parent);
+  let run: TelemetrySpan | undefined;
+  let runContext: TelemetryContext | undefined;
+  let turn: TelemetrySpan | undefined;
+  let turnContext: TelemetryContext | undefined;
+  let request: TelemetrySpan | undefined;
+  const tools = new Map<string, { span: TelemetrySpan; started: number }>();
+  const child = (name: string, parent: TelemetryContext | undefined) => tracer.startSpan(name, {}, parent);
 
   const startRequest = () => {
     request ??= child("gen_ai.request", turnContext);
@@ -64,7 +62,7 @@ export function createTelemetrySink(tracer: Tracer, otel: Api | undefined = load
           if (event.message.role !== "assistant") break;
           const message = event.message as AssistantMessage;
           startRequest();
-          const span = request as Span;
+          const span = request as TelemetrySpan;
           span.setAttributes({
             "gen_ai.request.model": message.model,
             "gen_ai.system": message.provider,
@@ -127,7 +125,7 @@ export function createTelemetrySink(tracer: Tracer, otel: Api | undefined = load
 export function telemetryFor(_config?: unknown): ((event: AgentEvent) => void) | undefined {
   const otel = loadApi();
   if (!otel) return undefined;
-  const provider = otel.trace.getTracerProvider() as { getDelegateTracer?: (name: string) => Tracer | undefined };
+  const provider = otel.trace.getTracerProvider() as { getDelegateTracer?: (name: string) => TelemetryTracer | undefined };
   const tracer = typeof provider.getDelegateTracer === "function" ? provider.getDelegateTracer(TELEMETRY_TRACER_NAME) : otel.trace.getTracer(TELEMETRY_TRACER_NAME);
   return tracer ? createTelemetrySink(tracer, otel) : undefined;
 }

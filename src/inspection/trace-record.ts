@@ -1,5 +1,5 @@
 /** How an inspection event is written into a trace (docs/TRACE_FORMAT.md, version 2). */
-import type { InspectionEvent } from "xstate";
+import type { LoopInspectionEvent } from "./inspection-event.js";
 import { rawInspectionEvent } from "./raw-inspection-event.js";
 import { MAX_INSPECTED_STRING_LENGTH, sanitizeInspectionEvent, sanitizeValue, type SanitizedInspectionEvent } from "./sanitize.js";
 
@@ -34,7 +34,7 @@ export const TRACE_EVENT_ARRAY_ITEMS = 16;
  * (`@xstate.action`, `@xstate.microstep`: the snapshots already show every state reached).
  * Never throws.
  */
-export function toTraceInspection(readable: InspectionEvent): SanitizedInspectionEvent | undefined {
+export function toTraceInspection(readable: LoopInspectionEvent): SanitizedInspectionEvent | undefined {
   const event = rawInspectionEvent(readable);
   if (event.type === "@xstate.microstep") return undefined;
   if (event.type === "@xstate.snapshot") {

@@ -4,7 +4,7 @@
  * tool runs, started fresh or restored from the session's snapshot.
  */
 import type { InspectionEvent, Observer, Snapshot } from "xstate";
-import { runIntoSink, type AgentLoopActor } from "../agent-loop.js";
+import { runIntoSink, type AgentLoopActor } from "../agent-loop-actor.js";
 import { LoopInputError } from "../errors/loop-input-error.js";
 import { InterruptedByRestartError } from "../dbos/durable-tools.js";
 import { replayOf } from "../dbos/replay-policy.js";

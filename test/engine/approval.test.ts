@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { Type } from "typebox";
 import type { AnyActorRef } from "xstate";
-import { createAgentLoopActor, type AgentLoopActor } from "../../src/index.js";
+import { createAgentLoopActor, type AgentLoopActor } from "../../src/xstate/index.js";
 import type { AgentEvent, AgentLoopConfig, AgentMessage, AgentTool, StreamFn, ToolResultMessage } from "../../src/types.js";
 import { baseConfig, mockStream, user, type MockResponse } from "../helpers/mock-stream.js";
 

@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { Type } from "typebox";
-import { createAgentLoopActor } from "../../src/index.js";
+import { createAgentLoopActor } from "../../src/xstate/index.js";
 import { FLAT_STATE_PATHS, isFlatChartSnapshot, upgradeFlatChartSnapshot } from "../../src/flat-chart-snapshot.js";
 import { checkRecord } from "../../src/sessions/session-record.js";
 import { SESSION_FORMAT_VERSION } from "../../src/sessions/session-store.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AnyActor, AnyActorRef, InspectionEvent } from "xstate";
-import { createAgentLoopActor } from "../../src/index.js";
+import { createAgentLoopActor } from "../../src/xstate/index.js";
 import type { AgentEvent } from "../../src/types.js";
 import { baseConfig, mockStream, user } from "../helpers/mock-stream.js";
 import { echoTool } from "../helpers/tools.js";

@@ -9,7 +9,7 @@ import { createActor, type AnyActorRef } from "xstate";
 import { toolCallMachine } from "../../machines/tool-call.machine.js";
 import { transcriptMessages, type Transcript } from "../../machines/transcript.js";
 import { createExecuteToolActor, createPrepareCallActor } from "../../src/actors/tool-call-actors.js";
-import { createAgentLoopActor } from "../../src/index.js";
+import { createAgentLoopActor } from "../../src/xstate/index.js";
 import { createRunServices } from "../../src/run-environment.js";
 import type { AgentLoopConfig, AgentMessage, AgentTool, StreamFn } from "../../src/types.js";
 import { baseConfig, mockStream, user, type MockResponse } from "../helpers/mock-stream.js";

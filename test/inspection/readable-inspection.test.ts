@@ -10,7 +10,8 @@ import { createInspector } from "@statelyai/inspect";
 import { Type } from "typebox";
 import { describe, expect, it } from "vitest";
 import type { InspectionEvent } from "xstate";
-import { Agent, MAX_INSPECTED_STRING_LENGTH, agentLoop, createAgentLoopActor, rawInspectionEvent } from "../../src/index.js";
+import { Agent, MAX_INSPECTED_STRING_LENGTH, agentLoop, rawInspectionEvent } from "../../src/index.js";
+import { createAgentLoopActor } from "../../src/xstate/index.js";
 import { createScriptedModel } from "../../src/providers/scripted.js";
 import type { AgentMessage, AgentTool } from "../../src/types.js";
 
@@ -146,7 +147,8 @@ describe("what an inspect observer receives", () => {
       config: { model: model.model, convertToLlm: (m) => m as never },
       streamFn: model.streamFn,
       inspect: {
-        next(event) {
+        // An observer typed with XState's InspectionEvent is a LoopInspector.
+        next(event: InspectionEvent) {
           inspect(event);
           if (event.type === "@xstate.snapshot" && (event.actorRef as { id?: string }).id === actor.id) live = (rawInspectionEvent(event) as { snapshot: unknown }).snapshot;
         },

@@ -7,7 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { Type } from "typebox";
 import { createActor, type AnyActorRef } from "xstate";
-import { agentLoop, createAgentLoopActor } from "../../src/index.js";
+import { agentLoop } from "../../src/index.js";
+import { createAgentLoopActor } from "../../src/xstate/index.js";
 import { capsFor, releasable } from "../../machines/loop-policies.js";
 import { agentLoopMachine } from "../../machines/agent-loop.machine.js";
 import type { AgentEvent, AgentMessage, AgentTool, ToolCall, ToolResultMessage } from "../../src/types.js";

@@ -5,7 +5,7 @@
  * seeded faults of the model-check tests can be run here too.
  */
 import { createActor, type AnyActorRef, type AnyStateMachine } from "xstate";
-import { provideRunActors } from "../../src/agent-loop.js";
+import { provideRunActors } from "../../src/agent-loop-actor.js";
 import { sequentialToolNames } from "../../src/actors/turn-hook-actors.js";
 import { EventStream } from "../../src/event-stream.js";
 import { createMonitor, observeEmitted, observeSentToBatch, observeSentToCall, observeWorld, type StepViolation } from "../../src/model-check/protocol-monitor.js";

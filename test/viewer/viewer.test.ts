@@ -7,7 +7,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWebSocketInspector } from "@statelyai/inspect";
 import { Type } from "typebox";
-import { createAgentLoopActor } from "../../src/index.js";
+import { createAgentLoopActor } from "../../src/xstate/index.js";
 import { recordTrace } from "../../src/inspection/record-trace.js";
 import { createScriptedModel } from "../../src/providers/scripted.js";
 import type { AgentTool } from "../../src/types.js";
