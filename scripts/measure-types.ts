@@ -1,5 +1,5 @@
 /**
- * `npx tsx scripts/measure-types.ts [--zod 3|4] [--runs N] [--floor] [--keep]`: what
+ * `npx tsx scripts/measure-types.ts [--zod 3|4] [--runs N] [--lib L] [--floor] [--keep]`: what
  * loopchart's types cost a user who type-checks with `skipLibCheck: false` (issue 29 item 8).
  *
  * Packs the package (`npm pack` runs the build), installs the tarball with zod
@@ -7,7 +7,8 @@
  * empty ESM project in a temp dir, writes the README's scripted example
  * (`<!-- readme-example: esm-scripted.ts -->`) there and runs
  * `tsc --extendedDiagnostics` on it `--runs` times (default 3): strict, `module: nodenext`,
- * `skipLibCheck: false`. Prints the files, type instantiations, memory and the median of
+ * `skipLibCheck: false`, no `lib` (so TypeScript's default for the target, DOM included;
+ * `--lib es2023` sets it as a Node project's base config, `@tsconfig/node20`, does). Prints the files, type instantiations, memory and the median of
  * the times tsc reports, with the targets (≤ 3 s total, ≤ 400 MB), and exits 1 when the
  * example does not type-check.
  *
@@ -44,7 +45,7 @@ for await (const line of forecasts(calls, AbortSignal.timeout(60_000))) console.
 `;
 const GNU_TIME = "/usr/bin/time";
 const REPO_ROOT = resolve(import.meta.dirname, "..");
-const USAGE = "usage: npx tsx scripts/measure-types.ts [--zod 3|4] [--runs N] [--floor] [--keep]\n";
+const USAGE = "usage: npx tsx scripts/measure-types.ts [--zod 3|4] [--runs N] [--lib es2023,...] [--floor] [--keep]\n";
 
 /** What tsc reported for one file list, times as medians over the runs. */
 interface Figures {
@@ -65,13 +66,14 @@ const valueOf = (flag: string): string | undefined => {
 };
 const zodSpec = ZOD_VERSIONS[valueOf("--zod") ?? "4"];
 const runs = Number(valueOf("--runs") ?? DEFAULT_RUNS);
-const known = new Set(["--zod", "--runs", "--floor", "--keep"]);
-const strayFlag = args.some((arg, i) => arg.startsWith("--") && (!known.has(arg) || (i > 0 && ["--zod", "--runs"].includes(args[i - 1] ?? ""))));
-if (zodSpec === undefined || !Number.isInteger(runs) || runs < 1 || strayFlag) {
+const known = new Set(["--zod", "--runs", "--lib", "--floor", "--keep"]);
+const strayFlag = args.some((arg, i) => arg.startsWith("--") && (!known.has(arg) || (i > 0 && ["--zod", "--runs", "--lib"].includes(args[i - 1] ?? ""))));
+if (zodSpec === undefined || !Number.isInteger(runs) || runs < 1 || strayFlag || valueOf("--lib") === "") {
   process.stderr.write(USAGE);
   process.exit(2);
 }
 const keep = args.includes("--keep");
+const lib = valueOf("--lib");
 const floor = args.includes("--floor");
 
 const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
@@ -88,29 +90,43 @@ const median = (values: number[]): number => {
   return sorted.length % 2 === 1 ? (sorted[middle] ?? Number.NaN) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 };
 
-/** Runs tsc `runs` times on `tsconfig` in `dir` and takes the median of each figure. */
-function measure(dir: string, tsconfig: string): Figures {
+/**
+ * Runs tsc `runs` times on each of `tsconfigs` in `dir`, taking turns (so that a change in the
+ * machine's load falls on all of them alike), and takes the median of each figure.
+ */
+function measure(dir: string, tsconfigs: string[]): Figures[] {
   const tsc = join(REPO_ROOT, "node_modules/typescript/bin/tsc");
   // GNU time, when installed, adds tsc's CPU seconds (less sensitive to a busy machine than wall time) and peak RSS.
   const timed = existsSync(GNU_TIME);
   const command = timed ? GNU_TIME : process.execPath;
-  const commandArgs = [...(timed ? ["-f", "cpu %U %S rss %M", process.execPath] : []), tsc, "-p", tsconfig, "--extendedDiagnostics"];
-  const samples: Figures[] = [];
+  const samplesOf: Figures[][] = tsconfigs.map(() => []);
   for (let run = 0; run < runs; run++) {
-    const result = spawnSync(command, commandArgs, { cwd: dir, encoding: "utf8" });
-    const output = result.stdout ?? String(result.error);
-    const figure = (label: string): number => Number.parseFloat(new RegExp(`^${label}:\\s+([\\d.]+)`, "m").exec(output)?.[1] ?? "NaN");
-    const usage = /cpu ([\d.]+) ([\d.]+) rss (\d+)/.exec(result.stderr ?? "");
-    samples.push({
-      files: figure("Files"),
-      instantiations: figure("Instantiations"),
-      memoryMb: figure("Memory used") / 1024,
-      checkSeconds: figure("Check time"),
-      totalSeconds: figure("Total time"),
-      ...(usage ? { cpuSeconds: Number(usage[1]) + Number(usage[2]), peakRssMb: Number(usage[3]) / 1024 } : {}),
-      errors: result.status === 0 ? [] : output.split("\n").filter((line) => line.includes("error TS")).concat(result.status === null ? ["tsc did not finish"] : []),
-    });
+    for (const [index, tsconfig] of tsconfigs.entries()) {
+      samplesOf[index]?.push(runTsc(dir, [...(timed ? ["-f", "cpu %U %S rss %M", process.execPath] : []), tsc, "-p", tsconfig, "--extendedDiagnostics"], command));
+    }
   }
+  return samplesOf.map(medianOf);
+}
+
+/** One tsc run's figures. */
+function runTsc(dir: string, commandArgs: string[], command: string): Figures {
+  const result = spawnSync(command, commandArgs, { cwd: dir, encoding: "utf8" });
+  const output = result.stdout ?? String(result.error);
+  const figure = (label: string): number => Number.parseFloat(new RegExp(`^${label}:\\s+([\\d.]+)`, "m").exec(output)?.[1] ?? "NaN");
+  const usage = /cpu ([\d.]+) ([\d.]+) rss (\d+)/.exec(result.stderr ?? "");
+  return {
+    files: figure("Files"),
+    instantiations: figure("Instantiations"),
+    memoryMb: figure("Memory used") / 1024,
+    checkSeconds: figure("Check time"),
+    totalSeconds: figure("Total time"),
+    ...(usage ? { cpuSeconds: Number(usage[1]) + Number(usage[2]), peakRssMb: Number(usage[3]) / 1024 } : {}),
+    errors: result.status === 0 ? [] : output.split("\n").filter((line) => line.includes("error TS")).concat(result.status === null ? ["tsc did not finish"] : []),
+  };
+}
+
+/** The median of each figure over `samples`, and every error any of them saw. */
+function medianOf(samples: Figures[]): Figures {
   const of = (pick: (sample: Figures) => number | undefined): number => median(samples.map((sample) => pick(sample) ?? Number.NaN));
   return {
     files: of((s) => s.files),
@@ -128,7 +144,10 @@ function writeProject(dir: string, name: string, file: string): string {
   writeFileSync(
     join(dir, tsconfig),
     JSON.stringify({
-      compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", skipLibCheck: false, noEmit: true },
+      compilerOptions: {
+        strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", skipLibCheck: false, noEmit: true,
+        ...(lib !== undefined ? { lib: lib.split(",") } : {}),
+      },
       files: [file],
     }),
   );
@@ -175,11 +194,10 @@ try {
   writeFileSync(join(dir, EXAMPLE_FILE), example);
   writeFileSync(join(dir, FLOOR_FILE), FLOOR_EXAMPLE);
   const [load1, load5] = loadavg();
-  const ours = measure(dir, writeProject(dir, "example", EXAMPLE_FILE));
-  const floorFigures = floor ? measure(dir, writeProject(dir, "floor", FLOOR_FILE)) : undefined;
+  const [ours, floorFigures] = measure(dir, [writeProject(dir, "example", EXAMPLE_FILE), ...(floor ? [writeProject(dir, "floor", FLOOR_FILE)] : [])]) as [Figures, Figures?];
   process.stdout.write(
-    `README example ${EXAMPLE_FILE}${floor ? ` beside the floor (${FLOOR_FILE}: zod and Node's globals only)` : ""}, ${zodSpec}, skipLibCheck: false\n` +
-      `median of ${runs} run${runs === 1 ? "" : "s"}; load average ${load1?.toFixed(2)} (1 min), ${load5?.toFixed(2)} (5 min) before the first\n` +
+    `README example ${EXAMPLE_FILE}${floor ? ` beside the floor (${FLOOR_FILE}: zod and Node's globals only)` : ""}, ${zodSpec}, skipLibCheck: false, lib: ${lib ?? "the default (DOM included)"}\n` +
+      `median of ${runs} run${runs === 1 ? "" : "s"}${floor ? " each, taking turns" : ""}; load average ${load1?.toFixed(2)} (1 min), ${load5?.toFixed(2)} (5 min) before the first\n` +
       `${report(ours, floorFigures)}\n`,
   );
   if (ours.errors.length > 0) {
