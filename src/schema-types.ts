@@ -26,8 +26,17 @@ export interface JsonSchema {
 }
 
 /**
+ * A JSON Schema declared with the arguments it accepts, `T`: what loopchart's own tools'
+ * schemas (built with TypeBox) are declared as, so that their declarations name no TypeBox
+ * type. `~args` is never present; it only carries `T` to {@link InferToolArgs}.
+ */
+export interface ArgsSchema<T> extends JsonSchema {
+  readonly "~args"?: T;
+}
+
+/**
  * The argument type a schema describes: zod's output type, TypeBox's static type,
- * or `Record<string, unknown>` for a plain JSON Schema.
+ * an {@link ArgsSchema}'s arguments, or `Record<string, unknown>` for a plain JSON Schema.
  *
  * TypeBox 1.x schemas are read by {@link TypeBoxStatic}, which follows their
  * `~kind` markers itself instead of importing TypeBox's `Static`: that one brings
@@ -42,7 +51,11 @@ export type InferToolArgs<S> = S extends { _zod: { output: infer O } }
       ? T
       : S extends { "~kind": string }
         ? TypeBoxStatic<S>
-        : Record<string, unknown>;
+        : S extends ArgsSchema<infer T>
+          ? unknown extends T
+            ? Record<string, unknown>
+            : T
+          : Record<string, unknown>;
 
 /**
  * The value type of a TypeBox 1.x schema, for the kinds tool parameters are built

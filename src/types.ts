@@ -21,7 +21,7 @@ import type { InferToolArgs, ToolParameters } from "./schema-types.js";
 import type { LoopInspector } from "./inspection/inspection-event.js";
 
 export type * from "./llm-types.js";
-export type { InferToolArgs, JsonSchema, ToolParameters } from "./schema-types.js";
+export type { ArgsSchema, InferToolArgs, JsonSchema, ToolParameters } from "./schema-types.js";
 
 /**
  * How the calls of one assistant message run.

@@ -6,7 +6,8 @@ import { closeSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
-import { Type, type Static } from "typebox";
+import { Type } from "typebox";
+import { argsSchema } from "./args-schema.js";
 import type { AgentTool } from "../src/types.js";
 import { localBashOperations, type BashExecResult, type BashOperations } from "./bash-operations.js";
 import { fileSystemFor } from "./confined-file-system.js";
@@ -27,13 +28,18 @@ const FULL_OUTPUT_FILE_MODE = 0o600;
  */
 export const BASH_FULL_OUTPUT_MAX_BYTES = 32 * 1024 * 1024;
 
-export const bashSchema = Type.Object({
-  command: Type.String({ description: "Bash command to execute" }),
-  timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "Timeout in seconds (optional, no default timeout)" })),
-});
-
 /** Arguments of `bash`. */
-export type BashToolInput = Static<typeof bashSchema>;
+export interface BashToolInput {
+  command: string;
+  timeout?: number;
+}
+
+export const bashSchema = argsSchema<BashToolInput>()(
+  Type.Object({
+    command: Type.String({ description: "Bash command to execute" }),
+    timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "Timeout in seconds (optional, no default timeout)" })),
+  }),
+);
 
 /** `details` of a `bash` result. */
 export interface BashToolDetails {

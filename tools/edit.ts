@@ -2,7 +2,8 @@
  * The `edit` tool: exact text replacements in one file, all or nothing.
  */
 import { structuredPatch } from "diff";
-import { Type, type Static } from "typebox";
+import { Type } from "typebox";
+import { argsSchema } from "./args-schema.js";
 import type { AgentTool, AgentToolResult } from "../src/types.js";
 import { throwIfAborted } from "./abort.js";
 import { closestLines, findMatch, type MatchRange } from "./edit-match.js";
@@ -22,16 +23,21 @@ const editItemSchema = Type.Object({
   newText: Type.String({ description: "Replacement text" }),
 });
 
-export const editSchema = Type.Object({
-  path: Type.String({ description: "Path to the file to edit (relative or absolute)" }),
-  edits: Type.Array(editItemSchema, {
-    minItems: 1,
-    description: "Replacements, each matched against the original file (not after earlier edits); they must not overlap",
-  }),
-});
-
 /** Arguments of `edit`. */
-export type EditToolInput = Static<typeof editSchema>;
+export interface EditToolInput {
+  path: string;
+  edits: { oldText: string; newText: string }[];
+}
+
+export const editSchema = argsSchema<EditToolInput>()(
+  Type.Object({
+    path: Type.String({ description: "Path to the file to edit (relative or absolute)" }),
+    edits: Type.Array(editItemSchema, {
+      minItems: 1,
+      description: "Replacements, each matched against the original file (not after earlier edits); they must not overlap",
+    }),
+  }),
+);
 
 /** `details` of an `edit` result. */
 export interface EditToolDetails {

@@ -3,7 +3,8 @@
  * when installed, else with the built-in walk; matching, order and output are shared.
  */
 import { join } from "node:path";
-import { Type, type Static } from "typebox";
+import { Type } from "typebox";
+import { argsSchema } from "./args-schema.js";
 import type { AgentTool } from "../src/types.js";
 import { throwIfAborted } from "./abort.js";
 import { createGlobMatcher } from "./glob-match.js";
@@ -17,14 +18,20 @@ import { comparePaths, walkTree, type WalkOperations } from "./walk.js";
 /** Default most results returned. */
 export const DEFAULT_FIND_LIMIT = 1000;
 
-export const findSchema = Type.Object({
-  pattern: Type.String({ description: "Glob pattern, e.g. '*.ts', '**/*.json' or 'src/**/*.spec.ts'" }),
-  path: Type.Optional(Type.String({ description: "Directory to search in (default: current directory)" })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, description: `Maximum number of results (default: ${DEFAULT_FIND_LIMIT})` })),
-});
-
 /** Arguments of `find`. */
-export type FindToolInput = Static<typeof findSchema>;
+export interface FindToolInput {
+  pattern: string;
+  path?: string;
+  limit?: number;
+}
+
+export const findSchema = argsSchema<FindToolInput>()(
+  Type.Object({
+    pattern: Type.String({ description: "Glob pattern, e.g. '*.ts', '**/*.json' or 'src/**/*.spec.ts'" }),
+    path: Type.Optional(Type.String({ description: "Directory to search in (default: current directory)" })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, description: `Maximum number of results (default: ${DEFAULT_FIND_LIMIT})` })),
+  }),
+);
 
 /** `details` of a `find` result. */
 export interface FindToolDetails {

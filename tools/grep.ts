@@ -3,7 +3,8 @@
  * built-in search that prints the same output.
  */
 import { basename, dirname } from "node:path";
-import { Type, type Static } from "typebox";
+import { Type } from "typebox";
+import { argsSchema } from "./args-schema.js";
 import type { AgentTool } from "../src/types.js";
 import { throwIfAborted } from "./abort.js";
 import { createGlobMatcher } from "./glob-match.js";
@@ -24,18 +25,28 @@ const BUILTIN_READ_CONCURRENCY = 64;
 /** Default most matches returned. */
 export const DEFAULT_GREP_LIMIT = 100;
 
-export const grepSchema = Type.Object({
-  pattern: Type.String({ description: "Search pattern (regex, or literal text with literal=true)" }),
-  path: Type.Optional(Type.String({ description: "Directory or file to search (default: current directory)" })),
-  glob: Type.Optional(Type.String({ description: "Only search files matching this glob, e.g. '*.ts' or 'src/**/*.spec.ts'" })),
-  ignoreCase: Type.Optional(Type.Boolean({ description: "Case-insensitive search (default: false)" })),
-  literal: Type.Optional(Type.Boolean({ description: "Treat pattern as literal text, not a regex (default: false)" })),
-  context: Type.Optional(Type.Integer({ minimum: 0, description: "Lines to show before and after each match (default: 0)" })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, description: `Maximum number of matches to return (default: ${DEFAULT_GREP_LIMIT})` })),
-});
-
 /** Arguments of `grep`. */
-export type GrepToolInput = Static<typeof grepSchema>;
+export interface GrepToolInput {
+  pattern: string;
+  path?: string;
+  glob?: string;
+  ignoreCase?: boolean;
+  literal?: boolean;
+  context?: number;
+  limit?: number;
+}
+
+export const grepSchema = argsSchema<GrepToolInput>()(
+  Type.Object({
+    pattern: Type.String({ description: "Search pattern (regex, or literal text with literal=true)" }),
+    path: Type.Optional(Type.String({ description: "Directory or file to search (default: current directory)" })),
+    glob: Type.Optional(Type.String({ description: "Only search files matching this glob, e.g. '*.ts' or 'src/**/*.spec.ts'" })),
+    ignoreCase: Type.Optional(Type.Boolean({ description: "Case-insensitive search (default: false)" })),
+    literal: Type.Optional(Type.Boolean({ description: "Treat pattern as literal text, not a regex (default: false)" })),
+    context: Type.Optional(Type.Integer({ minimum: 0, description: "Lines to show before and after each match (default: 0)" })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, description: `Maximum number of matches to return (default: ${DEFAULT_GREP_LIMIT})` })),
+  }),
+);
 
 /** `details` of a `grep` result. */
 export interface GrepToolDetails {

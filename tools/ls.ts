@@ -2,7 +2,8 @@
  * The `ls` tool: one directory's entries.
  */
 import { join } from "node:path";
-import { Type, type Static } from "typebox";
+import { Type } from "typebox";
+import { argsSchema } from "./args-schema.js";
 import type { AgentTool } from "../src/types.js";
 import { throwIfAborted } from "./abort.js";
 import { hasErrorCode, type FileSystemOperations } from "./file-system-operations.js";
@@ -13,13 +14,18 @@ import { DEFAULT_MAX_BYTES, formatSize, truncateHead, type TruncationResult } fr
 /** Default most entries returned. */
 export const DEFAULT_LS_LIMIT = 500;
 
-export const lsSchema = Type.Object({
-  path: Type.Optional(Type.String({ description: "Directory to list (default: current directory)" })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, description: `Maximum number of entries to return (default: ${DEFAULT_LS_LIMIT})` })),
-});
-
 /** Arguments of `ls`. */
-export type LsToolInput = Static<typeof lsSchema>;
+export interface LsToolInput {
+  path?: string;
+  limit?: number;
+}
+
+export const lsSchema = argsSchema<LsToolInput>()(
+  Type.Object({
+    path: Type.Optional(Type.String({ description: "Directory to list (default: current directory)" })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, description: `Maximum number of entries to return (default: ${DEFAULT_LS_LIMIT})` })),
+  }),
+);
 
 /** `details` of an `ls` result. */
 export interface LsToolDetails {

@@ -1,9 +1,10 @@
 /**
  * The `read` tool: a text file in pages of at most 2000 lines / 50 KB, or an image.
  */
-import { Type, type Static } from "typebox";
+import { Type } from "typebox";
 import type { AgentTool, AgentToolResult, ImageContent, TextContent } from "../src/types.js";
 import { throwIfAborted } from "./abort.js";
+import { argsSchema } from "./args-schema.js";
 import { hasErrorCode, readAllFrom, type FileReader, type FileSystemOperations } from "./file-system-operations.js";
 import { lineWindowOfText, readLineWindow, type LineWindow } from "./line-window.js";
 import { IMAGE_LIBRARY_INSTALL_HINT, IMAGE_MAX_DIMENSION, detectImageMimeType, loadSharp, prepareImage, type ImageLibraryLoader, type PreparedImage } from "./image.js";
@@ -14,14 +15,20 @@ import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead, type Tr
 /** How many leading bytes are checked for NUL to call a file binary. */
 const BINARY_SNIFF_BYTES = 8192;
 
-export const readSchema = Type.Object({
-  path: Type.String({ description: "Path to the file to read (relative or absolute)" }),
-  offset: Type.Optional(Type.Integer({ minimum: 1, description: "Line number to start reading from (1-indexed)" })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, description: "Maximum number of lines to read" })),
-});
-
 /** Arguments of `read`. */
-export type ReadToolInput = Static<typeof readSchema>;
+export interface ReadToolInput {
+  path: string;
+  offset?: number;
+  limit?: number;
+}
+
+export const readSchema = argsSchema<ReadToolInput>()(
+  Type.Object({
+    path: Type.String({ description: "Path to the file to read (relative or absolute)" }),
+    offset: Type.Optional(Type.Integer({ minimum: 1, description: "Line number to start reading from (1-indexed)" })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, description: "Maximum number of lines to read" })),
+  }),
+);
 
 /** `details` of a `read` result: the truncation applied, when any; the downscale done, when any. */
 export interface ReadToolDetails {

@@ -2,7 +2,8 @@
  * The `write` tool: creates or replaces a whole file, atomically.
  */
 import { dirname } from "node:path";
-import { Type, type Static } from "typebox";
+import { Type } from "typebox";
+import { argsSchema } from "./args-schema.js";
 import type { AgentTool } from "../src/types.js";
 import { throwIfAborted } from "./abort.js";
 import { writeFileAtomic } from "./atomic-write.js";
@@ -12,13 +13,18 @@ import { fileSystemFor } from "./confined-file-system.js";
 import { resolveToolPath, type PathOptions } from "./resolve-path.js";
 import { assertEditableText, notEditableTextIn, refuse } from "./text-bytes.js";
 
-export const writeSchema = Type.Object({
-  path: Type.String({ description: "Path to the file to write (relative or absolute)" }),
-  content: Type.String({ description: "Content to write to the file" }),
-});
-
 /** Arguments of `write`. */
-export type WriteToolInput = Static<typeof writeSchema>;
+export interface WriteToolInput {
+  path: string;
+  content: string;
+}
+
+export const writeSchema = argsSchema<WriteToolInput>()(
+  Type.Object({
+    path: Type.String({ description: "Path to the file to write (relative or absolute)" }),
+    content: Type.String({ description: "Content to write to the file" }),
+  }),
+);
 
 /** `details` of a `write` result. */
 export interface WriteToolDetails {
