@@ -164,4 +164,24 @@ describe.each(ZOD_SPECS)("the README's embedding examples, installed from the pa
     );
     expect(result.stdout).toBe("");
   }, TEST_TIMEOUT_MS);
+
+  // Issue 29 item 8: what a skipLibCheck: false user pays (scripts/measure-types.ts measures it).
+  it("should load no XState, TypeBox, OpenTelemetry or @ai-sdk/provider-utils declarations through the main, providers, tools and mcp entries", async () => {
+    const { esm } = await consumer(zodSpec);
+    const dir = join(esm, "entries");
+    await mkdir(dir);
+    await writeFile(
+      join(dir, "entries.ts"),
+      ["", "/providers", "/tools", "/mcp"].map((entry, i) => `import * as entry${i} from "loopchart${entry}";\nconsole.log(entry${i});\n`).join(""),
+    );
+    await writeFile(join(dir, "tsconfig.json"), await readFile(join(esm, "tsconfig.json"), "utf8"));
+    const { stdout } = await run(process.execPath, [TSC, "-p", "tsconfig.json", "--listFilesOnly"], { cwd: dir, timeout: CHILD_TIMEOUT_MS });
+    const loaded = stdout.split("\n").filter((file) => file.includes("/node_modules/"));
+    expect(loaded.some((file) => file.includes("/node_modules/loopchart/dist/tools/"))).toBe(true);
+    expect(loaded.filter((file) => /\/node_modules\/(xstate|typebox|@sinclair\/typebox|@opentelemetry\/api|@ai-sdk\/provider-utils)\//.test(file))).toEqual([]);
+    const { stdout: checked } = await run(process.execPath, [TSC, "-p", "tsconfig.json"], { cwd: dir, timeout: CHILD_TIMEOUT_MS }).catch(
+      (error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }),
+    );
+    expect(checked).toBe("");
+  }, TEST_TIMEOUT_MS);
 });
