@@ -125,7 +125,7 @@ export function provideRunActors(
  * that once per process instead of once per run.
  */
 let sharedRunMachine: typeof agentLoopMachine | undefined;
-function runMachine(): typeof agentLoopMachine {
+export function runMachine(): typeof agentLoopMachine {
   sharedRunMachine ??= provideActorsFrom(agentLoopMachine, servicesIn, listenerIn);
   return sharedRunMachine;
 }
@@ -165,6 +165,15 @@ function readableObserver(inspect: CreateAgentLoopActorOptions["inspect"]): ((ev
  * The caller's `context.messages` array is never mutated.
  */
 export function createAgentLoopActor(options: CreateAgentLoopActorOptions): AgentLoopActor {
+  return createLoopActorOf(runMachine(), options);
+}
+
+/**
+ * {@link createAgentLoopActor} with another machine: one derived from
+ * {@link runMachine} with `provide` (its actors still find the run's services
+ * and listener by the run's actor system), e.g. the stepped run's gated machine.
+ */
+export function createLoopActorOf(machine: typeof agentLoopMachine, options: CreateAgentLoopActorOptions): AgentLoopActor {
   const { context, config, signal } = options;
   // Omitted means a continue run; anything else given (null, a string) must be prompts.
   const prompts = options.prompts === undefined ? [] : options.prompts;
@@ -173,7 +182,7 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
   const streamFn = requireStreamFn(options.streamFn);
   const services = createRunServices({ config, streamFn, signal, tools: context.tools });
   const inspect = readableObserver(options.inspect);
-  const actor = createActor(runMachine(), {
+  const actor = createActor(machine, {
     systemId: LOOP_SYSTEM_ID,
     input: {
       systemPrompt: context.systemPrompt,
@@ -221,7 +230,7 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
 }
 
 /** Starts the actor and resolves with its output. Never rejects for a loop fault: it ends the protocol instead. */
-function runActor(actor: AgentLoopActor, deliver: (event: AgentEvent) => void): Promise<AgentLoopOutput> {
+export function runActor(actor: AgentLoopActor, deliver: (event: AgentEvent) => void): Promise<AgentLoopOutput> {
   return new Promise((resolve) => {
     let ended = false;
     actor.on("agent_end", () => {

@@ -1,0 +1,73 @@
+/**
+ * What a stepped run would do next: the effects it is parked before, and the
+ * decisions it waits for. Plain JSON data, so a test can compare and print them.
+ */
+
+/** The hooks a stepped run parks before, each the name of the config function the effect calls. */
+export type SteppedHookName =
+  | "getSteeringMessages"
+  | "getFollowUpMessages"
+  | "shouldStopAfterTurn"
+  | "finishTurn"
+  | "prepareNextTurn"
+  | "prepareRequest"
+  | "beforeToolCall"
+  | "needsApproval"
+  | "afterToolCall";
+
+/**
+ * One effect a stepped run is parked before (its actor is invoked, its work not
+ * begun), or one decision it waits for:
+ *
+ * - `request`: the model request of turn `turn` (transformContext → convertToLlm →
+ *   getApiKey → the stream function, read to its end);
+ * - `tool`: one call's `execute`;
+ * - `hook`: one hook call; a call hook (`beforeToolCall`, whose actor also validates
+ *   the arguments and asks a `needsApproval` function, and `afterToolCall`) names its call;
+ * - `approval`: a call waiting for `approve` / `reject` — not an effect: `step`
+ *   never performs it.
+ */
+export type PendingEffect =
+  | { kind: "request"; turn: number }
+  | { kind: "tool"; toolCallId: string; toolName: string }
+  | { kind: "hook"; name: SteppedHookName; toolCallId?: string; toolName?: string }
+  | { kind: "approval"; toolCallId: string; toolName: string };
+
+/**
+ * Which pending effect `step` performs: the first pending effect (in the order they
+ * parked: source order for a batch's calls) whose fields equal every field given.
+ * `{ toolCallId: "b" }` picks call `b`'s effect, `{ kind: "hook", name: "afterToolCall" }`
+ * the first parked `afterToolCall`.
+ */
+export interface EffectChoice {
+  kind?: Exclude<PendingEffect["kind"], "approval">;
+  toolCallId?: string;
+  name?: SteppedHookName;
+}
+
+/** Whether `effect` is what `choice` asks for. */
+export function matchesChoice(effect: PendingEffect, choice: EffectChoice): boolean {
+  if (effect.kind === "approval") return false;
+  if (choice.kind !== undefined && effect.kind !== choice.kind) return false;
+  if (choice.toolCallId !== undefined && (!("toolCallId" in effect) || effect.toolCallId !== choice.toolCallId)) return false;
+  if (choice.name !== undefined && (effect.kind !== "hook" || effect.name !== choice.name)) return false;
+  return true;
+}
+
+/** `effect` in a few words, for error messages: `request (turn 1)`, `tool b (echo)`, `hook afterToolCall (b)`. */
+export function describeEffect(effect: PendingEffect): string {
+  switch (effect.kind) {
+    case "request":
+      return `request (turn ${effect.turn})`;
+    case "tool":
+      return `tool ${effect.toolCallId} (${effect.toolName})`;
+    case "hook":
+      return effect.toolCallId === undefined ? `hook ${effect.name}` : `hook ${effect.name} (${effect.toolCallId})`;
+    case "approval":
+      return `approval of ${effect.toolCallId} (${effect.toolName})`;
+    default: {
+      const never: never = effect;
+      return String(never);
+    }
+  }
+}
