@@ -17,7 +17,7 @@ import { runMachine } from "../agent-loop.js";
 import { heardBy } from "../heard-by.js";
 import { listenerIn, servicesIn, type RunSystem } from "../run-environment.js";
 import { gated, type DescribeEffect, type GatekeeperSource } from "./effect-gate.js";
-import type { PendingEffect, SteppedHookName } from "./pending-effect.js";
+import type { SteppedHookName } from "./pending-effect.js";
 
 type LoopMachine = typeof agentLoopMachine;
 

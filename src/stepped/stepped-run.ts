@@ -138,7 +138,8 @@ export function createSteppedRun(options: CreateSteppedRunOptions): SteppedRun {
   const events: AgentEvent[] = [];
   const abort = new AbortController();
   const context = options.tools ? { ...options.context, tools: options.tools } : options.context;
-  let controller: StepController | undefined;
+  // Asked for the approvals only once the run started, after `actor` is set.
+  const steps = new StepController(() => waitingForApproval(actor));
   const actor = createLoopActorOf(steppedMachine(), {
     context,
     config: options.config,
@@ -149,11 +150,9 @@ export function createSteppedRun(options: CreateSteppedRunOptions): SteppedRun {
     ...(options.inspect ? { inspect: options.inspect } : {}),
     onEvent: (event) => {
       events.push(event);
-      controller?.notify();
+      steps.notify();
     },
   });
-  const steps = new StepController(() => waitingForApproval(actor));
-  controller = steps;
   gatekeepers.set(actor.system, steps);
   let atBoundary = false;
   let busy = false;
