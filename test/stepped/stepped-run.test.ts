@@ -1,0 +1,375 @@
+/**
+ * A stepped run parks before every effect of the shipped chart: a test chooses
+ * which effect happens next, and gets the event protocol an agentLoop run with
+ * that completion order gives.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { agentLoop, createSteppedRun, describeEffect, SteppedRunError, type PendingEffect } from "../../src/index.js";
+import type { AgentEvent, AgentTool } from "../../src/types.js";
+import { baseConfig, collect, user } from "../helpers/mock-stream.js";
+import { echoCall, protocol, recordingEcho, shape, turnStream, TWO_CALLS, withoutClocks } from "./stepped-support.js";
+
+const emptyContext = { systemPrompt: "You echo.", messages: [] };
+
+/** pi's agentLoop protocol for one parallel batch of calls a, b where b completes first. */
+const PI_REVERSE_ORDER = [
+  "agent_start",
+  "turn_start",
+  "message_start:user",
+  "message_end:user",
+  "message_start:assistant",
+  "message_end:assistant",
+  "tool_execution_start:a",
+  "tool_execution_start:b",
+  // Parallel calls end in completion order...
+  "tool_execution_end:b",
+  "tool_execution_end:a",
+  // ...and their results are appended in source order, after the last end.
+  "message_start:toolResult:a",
+  "message_end:toolResult:a",
+  "message_start:toolResult:b",
+  "message_end:toolResult:b",
+  "turn_end",
+  "turn_start",
+  "message_start:assistant",
+  "message_end:assistant",
+  "turn_end",
+  "agent_end:completed",
+];
+
+describe("a stepped run of a parallel batch", () => {
+  it("lets a test complete the two calls in reverse order and emits pi's event sequence", async () => {
+    const { tool, executed } = recordingEcho();
+    const stream = turnStream(TWO_CALLS);
+    const run = createSteppedRun({ prompts: [user("go")], context: emptyContext, tools: [tool], config: baseConfig(), streamFn: stream });
+
+    expect(await run.pending()).toEqual([{ kind: "request", turn: 1 }]);
+    expect(stream.requests()).toBe(0);
+    const requested = await run.step();
+    expect(requested.performed).toEqual({ kind: "request", turn: 1 });
+    expect(stream.requests()).toBe(1);
+    // Both calls started and parked before their tools: nothing executed yet.
+    expect(requested.pending).toEqual([
+      { kind: "tool", toolCallId: "a", toolName: "echo" },
+      { kind: "tool", toolCallId: "b", toolName: "echo" },
+    ]);
+    expect(executed).toEqual([]);
+
+    const second = await run.step({ toolCallId: "b" });
+    expect(protocol(second.events)).toEqual(["tool_execution_end:b"]);
+    expect(second.pending).toEqual([{ kind: "tool", toolCallId: "a", toolName: "echo" }]);
+    const first = await run.step({ toolCallId: "a" });
+    expect(first.pending).toEqual([{ kind: "request", turn: 2 }]);
+    await run.step();
+
+    expect(run.done).toBe(true);
+    expect(executed).toEqual(["b", "a"]);
+    expect(protocol(run.events)).toEqual(PI_REVERSE_ORDER);
+    const output = await run.result();
+    expect(output.exitReason).toBe("completed");
+    expect(shape(output.messages)).toEqual(["user", "assistant", "toolResult:a", "toolResult:b", "assistant"]);
+  });
+
+  it("emits what agentLoop emits when the second call finishes first on its own", async () => {
+    let releaseA: () => void = () => undefined;
+    const aMayFinish = new Promise<void>((resolve) => (releaseA = resolve));
+    const { tool } = recordingEcho();
+    const slowA: AgentTool = { ...tool, execute: async (id, args, signal, onUpdate) => {
+      if (id === "a") await aMayFinish;
+      return tool.execute(id, args as never, signal, onUpdate);
+    } };
+    const plain = agentLoop([user("go")], { ...emptyContext, tools: [slowA] }, baseConfig(), undefined, turnStream(TWO_CALLS));
+    const seen: AgentEvent[] = [];
+    for await (const event of plain) {
+      seen.push(event);
+      if (event.type === "tool_execution_end" && event.toolCallId === "b") releaseA();
+    }
+
+    const stepped = createSteppedRun({ prompts: [user("go")], context: emptyContext, tools: [recordingEcho().tool], config: baseConfig(), streamFn: turnStream(TWO_CALLS) });
+    await stepped.step();
+    await stepped.step({ toolCallId: "b" });
+    await stepped.runToCompletion();
+
+    expect(protocol(stepped.events)).toEqual(protocol(seen));
+    expect(protocol(seen)).toEqual(PI_REVERSE_ORDER);
+    expect(withoutClocks((await stepped.result()).messages)).toEqual(withoutClocks(await plain.result()));
+  });
+
+  it("completes the calls in source order when the test steps them so", async () => {
+    const { tool, executed } = recordingEcho();
+    const run = createSteppedRun({ prompts: [user("go")], context: emptyContext, tools: [tool], config: baseConfig(), streamFn: turnStream(TWO_CALLS) });
+    await run.step();
+    await run.step({ toolCallId: "a" });
+    await run.step({ toolCallId: "b" });
+    await run.runToCompletion();
+    expect(executed).toEqual(["a", "b"]);
+    const ends = protocol(run.events).filter((entry) => entry.startsWith("tool_execution_end"));
+    expect(ends).toEqual(["tool_execution_end:a", "tool_execution_end:b"]);
+  });
+});
+
+describe("determinism", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** Runs the same script with the same choices; the clock is frozen, so the runs may differ only if the stepping does. */
+  async function steppedTranscript(order: ("a" | "b")[]) {
+    const { tool } = recordingEcho();
+    const run = createSteppedRun({
+      prompts: [user("go")],
+      context: emptyContext,
+      tools: [tool],
+      config: baseConfig({ getSteeringMessages: async () => [], afterToolCall: async ({ result }) => ({ details: { checked: result.content.length } }) }),
+      streamFn: turnStream(TWO_CALLS),
+    });
+    const choices: string[] = [];
+    for (;;) {
+      const pending = await run.pending();
+      if (pending.length === 0) break;
+      const wanted = order.find((id) => pending.some((effect) => effect.kind === "tool" && effect.toolCallId === id));
+      const outcome = await run.step(wanted !== undefined ? { kind: "tool", toolCallId: wanted } : {});
+      choices.push(describeEffect(outcome.performed));
+      if (wanted !== undefined) order = order.filter((id) => id !== wanted);
+    }
+    return { events: JSON.stringify(run.events), messages: JSON.stringify((await run.result()).messages), choices };
+  }
+
+  it("gives the same events and transcript, byte for byte, for the same choices", async () => {
+    vi.useFakeTimers({ toFake: ["Date", "performance"], now: new Date("2026-01-01T00:00:00Z") });
+    const first = await steppedTranscript(["b", "a"]);
+    const second = await steppedTranscript(["b", "a"]);
+    expect(second).toEqual(first);
+    expect(first.choices).toEqual([
+      "hook getSteeringMessages",
+      "request (turn 1)",
+      "tool b (echo)",
+      "tool a (echo)",
+      "hook afterToolCall (b)",
+      "hook afterToolCall (a)",
+      "hook getSteeringMessages",
+      "request (turn 2)",
+      "hook getSteeringMessages",
+    ]);
+    // Another order is another run: the events differ, the transcript (results in source order) does not.
+    const other = await steppedTranscript(["a", "b"]);
+    expect(other.events).not.toEqual(first.events);
+    expect(other.messages).toEqual(first.messages);
+  });
+});
+
+describe("stepping hooks", () => {
+  it("parks before each hook call, and a hook is not called before its step", async () => {
+    const { tool } = recordingEcho();
+    const calls: string[] = [];
+    const hooked = <T>(name: string, value: T) => async () => {
+      calls.push(name);
+      return value;
+    };
+    const run = createSteppedRun({
+      prompts: [user("go")],
+      context: emptyContext,
+      tools: [tool],
+      streamFn: turnStream(TWO_CALLS),
+      config: baseConfig({
+        getSteeringMessages: hooked("getSteeringMessages", []),
+        getFollowUpMessages: hooked("getFollowUpMessages", []),
+        shouldStopAfterTurn: hooked("shouldStopAfterTurn", false),
+        prepareNextTurn: hooked("prepareNextTurn", undefined),
+        prepareRequest: hooked("prepareRequest", undefined),
+        beforeToolCall: hooked("beforeToolCall", undefined),
+        afterToolCall: hooked("afterToolCall", undefined),
+      }),
+    });
+    const performed: PendingEffect[] = [];
+    for (;;) {
+      const pending = await run.pending();
+      if (pending.length === 0) break;
+      const before = calls.length;
+      const { performed: effect } = await run.step();
+      performed.push(effect);
+      // The step called exactly the hook it named (and no other), and only then.
+      expect(calls.slice(before)).toEqual(effect.kind === "hook" ? [effect.name] : []);
+    }
+    expect(performed.map(describeEffect)).toEqual([
+      "hook getSteeringMessages",
+      "hook prepareRequest",
+      "request (turn 1)",
+      // With beforeToolCall the calls are prepared one at a time, in source order.
+      "hook beforeToolCall (a)",
+      "hook beforeToolCall (b)",
+      "tool a (echo)",
+      "tool b (echo)",
+      "hook afterToolCall (a)",
+      "hook afterToolCall (b)",
+      "hook shouldStopAfterTurn",
+      "hook getSteeringMessages",
+      "hook prepareNextTurn",
+      "hook prepareRequest",
+      "request (turn 2)",
+      "hook shouldStopAfterTurn",
+      "hook getSteeringMessages",
+      "hook getFollowUpMessages",
+    ]);
+    expect((await run.result()).exitReason).toBe("completed");
+  });
+
+  it("runs a step's hook answer through the chart: steering messages start another turn", async () => {
+    let steer = 0;
+    const run = createSteppedRun({
+      prompts: [user("go")],
+      context: emptyContext,
+      streamFn: turnStream([{ text: "one" }, { text: "two" }]),
+      config: baseConfig({ getSteeringMessages: async () => (++steer === 2 ? [user("also this")] : []) }),
+    });
+    expect(await run.pending()).toEqual([{ kind: "hook", name: "getSteeringMessages" }]);
+    await run.step();
+    await run.step({ kind: "request" });
+    const steered = await run.step({ kind: "hook", name: "getSteeringMessages" });
+    expect(steered.pending).toEqual([{ kind: "request", turn: 2 }]);
+    await run.runToCompletion();
+    expect(shape((await run.result()).messages)).toEqual(["user", "assistant", "user", "assistant"]);
+  });
+});
+
+describe("abort while parked", () => {
+  it("aborts before a parked model request: the stream function is never called", async () => {
+    const stream = turnStream([{ text: "never" }]);
+    const run = createSteppedRun({ prompts: [user("go")], context: emptyContext, config: baseConfig(), streamFn: stream });
+    expect(await run.pending()).toEqual([{ kind: "request", turn: 1 }]);
+    const output = await run.abort();
+    expect(output.exitReason).toBe("aborted");
+    expect(stream.requests()).toBe(0);
+    expect(run.done).toBe(true);
+    expect(await run.pending()).toEqual([]);
+    expect(protocol(run.events).at(-1)).toBe("agent_end:aborted");
+  });
+
+  it("aborts between two parked calls: the parked tool never runs and its result says so", async () => {
+    const { tool, executed } = recordingEcho();
+    const run = createSteppedRun({ prompts: [user("go")], context: emptyContext, tools: [tool], config: baseConfig(), streamFn: turnStream(TWO_CALLS) });
+    await run.step();
+    await run.step({ toolCallId: "b" });
+    const output = await run.abort();
+    expect(output.exitReason).toBe("aborted");
+    expect(executed).toEqual(["b"]);
+    const results = output.messages.flatMap((message) => (message.role === "toolResult" ? [[message.toolCallId, message.isError, message.content]] : []));
+    expect(results).toEqual([
+      ["a", true, [{ type: "text", text: "Operation aborted" }]],
+      ["b", false, [{ type: "text", text: "echo: second" }]],
+    ]);
+    // Every started call still ends, and no second request is made.
+    expect(protocol(run.events).slice(-8)).toEqual([
+      "tool_execution_end:b",
+      "tool_execution_end:a",
+      "message_start:toolResult:a",
+      "message_end:toolResult:a",
+      "message_start:toolResult:b",
+      "message_end:toolResult:b",
+      "turn_end",
+      "agent_end:aborted",
+    ]);
+  });
+
+  it("aborts before a parked hook: the hook is called with the aborted signal", async () => {
+    const signals: (AbortSignal | undefined)[] = [];
+    const run = createSteppedRun({
+      prompts: [user("go")],
+      context: emptyContext,
+      streamFn: turnStream([{ text: "one" }, { text: "two" }]),
+      config: baseConfig({ prepareNextTurn: async (_context, signal) => void signals.push(signal), getFollowUpMessages: async () => [user("more")] }),
+    });
+    await run.step({ kind: "request" });
+    await run.step({ kind: "hook", name: "getFollowUpMessages" });
+    expect(await run.pending()).toEqual([{ kind: "hook", name: "prepareNextTurn" }]);
+    const output = await run.abort(new Error("stop here"));
+    expect(output.exitReason).toBe("aborted");
+    expect(signals.map((signal) => signal?.aborted)).toEqual([true]);
+  });
+
+  it("aborts when the caller's signal aborts", async () => {
+    const caller = new AbortController();
+    const run = createSteppedRun({ prompts: [user("go")], context: emptyContext, config: baseConfig(), streamFn: turnStream([{ text: "never" }]), signal: caller.signal });
+    await run.pending();
+    caller.abort();
+    expect((await run.result()).exitReason).toBe("aborted");
+  });
+});
+
+describe("stepping errors", () => {
+  it("names what is pending when a choice matches nothing, and changes nothing", async () => {
+    const { tool, executed } = recordingEcho();
+    const run = createSteppedRun({ prompts: [user("go")], context: emptyContext, tools: [tool], config: baseConfig(), streamFn: turnStream(TWO_CALLS) });
+    await run.step();
+    const error = await run.step({ toolCallId: "c" }).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(SteppedRunError);
+    expect(error).toMatchObject({ reason: "noMatch" });
+    expect((error as Error).message).toContain("tool a (echo), tool b (echo)");
+    expect(executed).toEqual([]);
+    expect(await run.pending()).toHaveLength(2);
+  });
+
+  it("refuses a second step while one is under way, a snapshot before the run parked, and a step after the end", async () => {
+    let finishTool: () => void = () => undefined;
+    const toolMayFinish = new Promise<void>((resolve) => (finishTool = resolve));
+    let toolStarted = false;
+    const { tool } = recordingEcho();
+    const slow: AgentTool = { ...tool, execute: async (...args) => {
+      toolStarted = true;
+      await toolMayFinish;
+      return tool.execute(...(args as Parameters<typeof tool.execute>));
+    } };
+    const run = createSteppedRun({ prompts: [user("go")], context: emptyContext, tools: [slow], config: baseConfig(), streamFn: turnStream([{ calls: [echoCall("a", "x")] }, { text: "done" }]) });
+    expect(() => run.snapshot()).toThrow(expect.objectContaining({ reason: "notParked" }));
+    await run.step();
+    const running = run.step();
+    await expect(run.step()).rejects.toMatchObject({ reason: "busy" });
+    expect(() => run.snapshot()).toThrow(expect.objectContaining({ reason: "notParked" }));
+    await vi.waitFor(() => expect(toolStarted).toBe(true));
+    finishTool();
+    await running;
+    await run.runToCompletion();
+    await expect(run.step()).rejects.toMatchObject({ reason: "finished" });
+    // The final snapshot is there to take.
+    expect(run.snapshot()).toMatchObject({ status: "done" });
+  });
+});
+
+describe("approval while stepping", () => {
+  it("lists calls waiting for approval, refuses to step them, and goes on after approve / reject", async () => {
+    const { tool, executed } = recordingEcho();
+    const run = createSteppedRun({ prompts: [user("go")], context: emptyContext, tools: [{ ...tool, needsApproval: true }], config: baseConfig(), streamFn: turnStream(TWO_CALLS) });
+    await run.step();
+    expect(await run.pending()).toEqual([
+      { kind: "approval", toolCallId: "a", toolName: "echo" },
+      { kind: "approval", toolCallId: "b", toolName: "echo" },
+    ]);
+    await expect(run.step()).rejects.toMatchObject({ reason: "awaitingDecision" });
+    await expect(run.runToCompletion()).rejects.toMatchObject({ reason: "awaitingDecision" });
+    expect(await run.approve("b")).toEqual([
+      { kind: "tool", toolCallId: "b", toolName: "echo" },
+      { kind: "approval", toolCallId: "a", toolName: "echo" },
+    ]);
+    await expect(run.approve("b")).rejects.toMatchObject({ name: "ApprovalError" });
+    expect(await run.reject("a", "not now")).toEqual([{ kind: "tool", toolCallId: "b", toolName: "echo" }]);
+    const output = await run.runToCompletion();
+    expect(executed).toEqual(["b"]);
+    expect(output.exitReason).toBe("completed");
+    const rejected = output.messages.find((message) => message.role === "toolResult" && message.toolCallId === "a");
+    expect(rejected).toMatchObject({ isError: true });
+  });
+});
+
+it("steps a sequential batch one call at a time: only the next call is ever parked", async () => {
+  const { tool, executed } = recordingEcho();
+  const run = createSteppedRun({ prompts: [user("go")], context: emptyContext, tools: [tool], config: baseConfig({ toolExecution: "sequential" }), streamFn: turnStream(TWO_CALLS) });
+  expect((await run.step()).pending).toEqual([{ kind: "tool", toolCallId: "a", toolName: "echo" }]);
+  await expect(run.step({ toolCallId: "b" })).rejects.toMatchObject({ reason: "noMatch" });
+  const first = await run.step();
+  expect(protocol(first.events)).toEqual(["tool_execution_end:a", "message_start:toolResult:a", "message_end:toolResult:a", "tool_execution_start:b"]);
+  await run.runToCompletion();
+  expect(executed).toEqual(["a", "b"]);
+  // Compared with a run not stepped.
+  const plain = await collect(agentLoop([user("go")], { ...emptyContext, tools: [recordingEcho().tool] }, baseConfig({ toolExecution: "sequential" }), undefined, turnStream(TWO_CALLS)));
+  expect(protocol(run.events)).toEqual(protocol(plain.events));
+});
