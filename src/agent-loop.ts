@@ -3,7 +3,7 @@
  * `runAgentLoopContinue` (same parameters and semantics as pi-agent-core 0.73),
  * and `createAgentLoopActor` for users who want the XState actor itself.
  */
-import { createActor, type Actor, type AnyActorLogic, type InspectionEvent, type Observer, type Snapshot } from "xstate";
+import { createActor, type Actor, type ActorOptions, type AnyActorLogic, type InspectionEvent, type Observer, type Snapshot } from "xstate";
 import { agentLoopMachine, type AgentLoopOutput } from "../machines/agent-loop.machine.js";
 import { transcriptMessages } from "../machines/transcript.js";
 import { upgradeFlatChartSnapshot } from "./flat-chart-snapshot.js";
@@ -171,9 +171,10 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
 /**
  * {@link createAgentLoopActor} with another machine: one derived from
  * {@link runMachine} with `provide` (its actors still find the run's services
- * and listener by the run's actor system), e.g. the stepped run's gated machine.
+ * and listener by the run's actor system), e.g. the stepped run's gated machine;
+ * `clock`, given, schedules the chart's delayed transitions instead of the timers.
  */
-export function createLoopActorOf(machine: typeof agentLoopMachine, options: CreateAgentLoopActorOptions): AgentLoopActor {
+export function createLoopActorOf(machine: typeof agentLoopMachine, options: CreateAgentLoopActorOptions, clock?: ActorOptions<typeof agentLoopMachine>["clock"]): AgentLoopActor {
   const { context, config, signal } = options;
   // Omitted means a continue run; anything else given (null, a string) must be prompts.
   const prompts = options.prompts === undefined ? [] : options.prompts;
@@ -213,6 +214,7 @@ export function createLoopActorOf(machine: typeof agentLoopMachine, options: Cre
     // A snapshot the flat chart wrote (loopchart before the hierarchical chart) restores with its state mapped.
     ...(options.snapshot ? { snapshot: upgradeFlatChartSnapshot(options.snapshot) as never } : {}),
     ...(inspect ? { inspect } : {}),
+    ...(clock ? { clock } : {}),
   });
   // Bound before the actor starts: no actor of the run reads its services or emits before that.
   bindRun(actor.system, services, options.onEvent);

@@ -20,10 +20,16 @@ const XSTATE_STOP = "xstate.stop";
 /** One parked effect, as its gate hands it to the gatekeeper. */
 export interface ParkedEffect {
   readonly effect: PendingEffect;
-  /** The parked actor. */
-  readonly actor: AnyActorRef;
-  /** Begins the effect's work, once; false (and nothing begins) when the actor stopped meanwhile or it already began. */
+  /** What parked: the actor (or the timer's handle); a gatekeeper tells effects apart by it. */
+  readonly owner: object;
+  /**
+   * Begins the effect's work, once; true when work began that ends later (the
+   * gatekeeper then hears `finished`), false when nothing is left running (the
+   * actor stopped meanwhile, or a timer's event was handled at once).
+   */
   release(): boolean;
+  /** What an abort does with the parked effect instead of `release`: a timer goes back on the real clock. */
+  resume?(): void;
 }
 
 /**
@@ -34,9 +40,9 @@ export interface Gatekeeper {
   /** An effect actor started: park it (return true), or let it begin at once (false, e.g. after an abort). */
   park(parked: ParkedEffect): boolean;
   /** A released effect's actor finished (done, failed or stopped). */
-  finished(actor: AnyActorRef): void;
-  /** A parked effect's actor was stopped before its work began (its state was left). */
-  dropped(actor: AnyActorRef): void;
+  finished(owner: object): void;
+  /** A parked effect was cancelled before its work began (its actor stopped, its timer cleared). */
+  dropped(owner: object): void;
 }
 
 /** Where a gate finds its run's gatekeeper: by the run's actor system. None bound: the effect begins at once. */
@@ -75,7 +81,7 @@ export function gated<T extends AnyActorLogic>(logic: T, describe: DescribeEffec
       return true;
     };
     const effect = describe((snapshot as { input?: unknown }).input, scope.system);
-    if (!gatekeeper.park({ effect, actor: scope.self, release })) release();
+    if (!gatekeeper.park({ effect, owner: scope.self, release })) release();
   };
   wrapped.transition = (snapshot: Snapshot<unknown>, event: AnyEventObject, scope: AnyActorScope) => {
     const record = phases.get(scope.self);

@@ -24,6 +24,9 @@ export type SteppedHookName =
  * - `tool`: one call's `execute`;
  * - `hook`: one hook call; a call hook (`beforeToolCall`, whose actor also validates
  *   the arguments and asks a `needsApproval` function, and `afterToolCall`) names its call;
+ * - `timer`: a delayed transition of the chart coming due after `ms` (a tool's
+ *   timeout, a retry's backoff, the abort grace period): time passes only when a step
+ *   performs it, so `step()` without a choice takes a timer only when nothing else is pending;
  * - `approval`: a call waiting for `approve` / `reject` — not an effect: `step`
  *   never performs it.
  */
@@ -31,11 +34,13 @@ export type PendingEffect =
   | { kind: "request"; turn: number }
   | { kind: "tool"; toolCallId: string; toolName: string }
   | { kind: "hook"; name: SteppedHookName; toolCallId?: string; toolName?: string }
+  | { kind: "timer"; ms: number }
   | { kind: "approval"; toolCallId: string; toolName: string };
 
 /**
  * Which pending effect `step` performs: the first pending effect (in the order they
- * parked: source order for a batch's calls) whose fields equal every field given.
+ * parked: source order for a batch's calls) whose fields equal every field given;
+ * a timer only when `kind: "timer"` is given or nothing else matches.
  * `{ toolCallId: "b" }` picks call `b`'s effect, `{ kind: "hook", name: "afterToolCall" }`
  * the first parked `afterToolCall`.
  */
@@ -63,6 +68,8 @@ export function describeEffect(effect: PendingEffect): string {
       return `tool ${effect.toolCallId} (${effect.toolName})`;
     case "hook":
       return effect.toolCallId === undefined ? `hook ${effect.name}` : `hook ${effect.name} (${effect.toolCallId})`;
+    case "timer":
+      return `timer ${effect.ms} ms`;
     case "approval":
       return `approval of ${effect.toolCallId} (${effect.toolName})`;
     default: {

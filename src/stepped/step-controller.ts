@@ -3,7 +3,6 @@
  * effects still run, and when the run is parked again. It is the run's
  * {@link Gatekeeper}; `createSteppedRun` drives it.
  */
-import type { AnyActorRef } from "xstate";
 import type { ParkedEffect, Gatekeeper } from "./effect-gate.js";
 import type { PendingEffect } from "./pending-effect.js";
 
@@ -22,7 +21,7 @@ function nextMacrotask(): Promise<void> {
 export class StepController implements Gatekeeper {
   /** Parked effects in the order they parked: deterministic, since XState starts actors in a fixed order. */
   private readonly queue: ParkedEffect[] = [];
-  private readonly running = new Set<AnyActorRef>();
+  private readonly running = new Set<object>();
   private wake: (() => void) | undefined;
   private ended = false;
   /** After an abort nothing parks: what remains runs with the aborted signal, as it would in a run not stepped. */
@@ -33,21 +32,19 @@ export class StepController implements Gatekeeper {
 
   park(parked: ParkedEffect): boolean {
     this.notify();
-    if (this.releasesAll) {
-      this.running.add(parked.actor);
-      return false;
-    }
+    // After an abort the run only has to end: what starts then is not tracked.
+    if (this.releasesAll) return false;
     this.queue.push(parked);
     return true;
   }
 
-  finished(actor: AnyActorRef): void {
-    this.running.delete(actor);
+  finished(owner: object): void {
+    this.running.delete(owner);
     this.notify();
   }
 
-  dropped(actor: AnyActorRef): void {
-    const index = this.queue.findIndex((parked) => parked.actor === actor);
+  dropped(owner: object): void {
+    const index = this.queue.findIndex((parked) => parked.owner === owner);
     if (index >= 0) this.queue.splice(index, 1);
     this.notify();
   }
@@ -107,15 +104,18 @@ export class StepController implements Gatekeeper {
     return this.queue.findIndex((parked) => accepts(parked.effect));
   }
 
-  /** From now on nothing parks, and every parked effect begins (in the order they parked). */
+  /** From now on nothing parks, and every parked effect begins (in the order they parked; a timer goes back on the clock). */
   releaseAll(): void {
     this.releasesAll = true;
-    for (const parked of this.queue.splice(0)) this.begin(parked);
+    for (const parked of this.queue.splice(0)) {
+      if (parked.resume) parked.resume();
+      else parked.release();
+    }
     this.notify();
   }
 
   private begin(parked: ParkedEffect): void {
-    this.running.add(parked.actor);
-    if (!parked.release()) this.running.delete(parked.actor);
+    this.running.add(parked.owner);
+    if (!parked.release()) this.running.delete(parked.owner);
   }
 }

@@ -14,10 +14,11 @@ import { awaitsApproval, type ToolCallContext } from "../../machines/tool-call.m
 import { createLoopActorOf, runActor, type AgentLoopActor, type CreateAgentLoopActorOptions } from "../agent-loop.js";
 import { ApprovalError } from "../errors/approval-error.js";
 import type { RunSystem } from "../run-environment.js";
-import type { AgentContext, AgentEvent, AgentLoopConfig, AgentMessage, AgentTool, StreamFn } from "../types.js";
+import type { AgentContext, AgentEvent, AgentLoopConfig, AgentMessage, StreamFn } from "../types.js";
 import type { Gatekeeper } from "./effect-gate.js";
 import { describeEffect, matchesChoice, type EffectChoice, type PendingEffect } from "./pending-effect.js";
 import { StepController } from "./step-controller.js";
+import { steppedClock } from "./stepped-clock.js";
 import { SteppedRunError } from "./stepped-run-error.js";
 import { gatedRunMachine } from "./stepped-machine.js";
 
@@ -29,8 +30,8 @@ export interface CreateSteppedRunOptions {
   config: AgentLoopConfig;
   /** The stream function. Default: `streamByModelApi`, as for `agentLoop`. */
   streamFn?: StreamFn;
-  /** The run's tools; given, they replace `context.tools`. */
-  tools?: AgentTool[];
+  /** The run's tools (of any schema, as `context.tools`); given, they replace `context.tools`. */
+  tools?: AgentContext["tools"];
   /** A persisted snapshot (`run.snapshot()`, `actor.getPersistedSnapshot()`) to continue stepping from; `prompts` are then ignored. */
   snapshot?: Snapshot<unknown>;
   /** Aborting it is `run.abort(signal.reason)`. */
@@ -130,9 +131,9 @@ function waitingForApproval(actor: AgentLoopActor): PendingEffect[] {
  * input, as `agentLoop` does.
  *
  * Deterministic: the same choices, stream function, tools and hooks give the same
- * events and transcript (up to what they themselves vary, e.g. timestamps).
- * Delayed transitions (a tool's timeout, a retry's backoff, the abort grace period)
- * still run on the clock: a timeout counts while its call is parked.
+ * events and transcript (up to what they themselves vary, e.g. timestamps). The
+ * chart's delayed transitions (a tool's timeout, a retry's backoff) are `timer`
+ * effects on the run's own clock: they come due only when stepped.
  */
 export function createSteppedRun(options: CreateSteppedRunOptions): SteppedRun {
   const events: AgentEvent[] = [];
@@ -152,7 +153,7 @@ export function createSteppedRun(options: CreateSteppedRunOptions): SteppedRun {
       events.push(event);
       steps.notify();
     },
-  });
+  }, steppedClock(steps));
   gatekeepers.set(actor.system, steps);
   let atBoundary = false;
   let busy = false;
@@ -199,7 +200,9 @@ export function createSteppedRun(options: CreateSteppedRunOptions): SteppedRun {
       const from = { index: events.length };
       const performed = await exclusive(() => {
         if (steps.hasEnded) throw new SteppedRunError("finished", "the run has ended: nothing is left to step");
-        const index = steps.findParked((effect) => matchesChoice(effect, choice));
+        // Time passes last: a timer only when asked for, or when nothing else matches.
+        const untimed = choice.kind === undefined ? steps.findParked((effect) => effect.kind !== "timer" && matchesChoice(effect, choice)) : -1;
+        const index = untimed >= 0 ? untimed : steps.findParked((effect) => matchesChoice(effect, choice));
         if (index < 0) throw noMatch(steps.pending(), choice);
         from.index = events.length;
         return steps.release(index);

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { agentLoop, createSteppedRun, describeEffect, SteppedRunError, type PendingEffect } from "../../src/index.js";
-import type { AgentEvent, AgentTool } from "../../src/types.js";
+import type { AgentEvent } from "../../src/types.js";
 import { baseConfig, collect, user } from "../helpers/mock-stream.js";
 import { echoCall, protocol, recordingEcho, shape, turnStream, TWO_CALLS, withoutClocks } from "./stepped-support.js";
 
@@ -74,9 +74,9 @@ describe("a stepped run of a parallel batch", () => {
     let releaseA: () => void = () => undefined;
     const aMayFinish = new Promise<void>((resolve) => (releaseA = resolve));
     const { tool } = recordingEcho();
-    const slowA: AgentTool = { ...tool, execute: async (id, args, signal, onUpdate) => {
+    const slowA: typeof tool = { ...tool, execute: async (id, args, signal, onUpdate) => {
       if (id === "a") await aMayFinish;
-      return tool.execute(id, args as never, signal, onUpdate);
+      return tool.execute(id, args, signal, onUpdate);
     } };
     const plain = agentLoop([user("go")], { ...emptyContext, tools: [slowA] }, baseConfig(), undefined, turnStream(TWO_CALLS));
     const seen: AgentEvent[] = [];
@@ -314,10 +314,10 @@ describe("stepping errors", () => {
     const toolMayFinish = new Promise<void>((resolve) => (finishTool = resolve));
     let toolStarted = false;
     const { tool } = recordingEcho();
-    const slow: AgentTool = { ...tool, execute: async (...args) => {
+    const slow: typeof tool = { ...tool, execute: async (...args) => {
       toolStarted = true;
       await toolMayFinish;
-      return tool.execute(...(args as Parameters<typeof tool.execute>));
+      return tool.execute(...args);
     } };
     const run = createSteppedRun({ prompts: [user("go")], context: emptyContext, tools: [slow], config: baseConfig(), streamFn: turnStream([{ calls: [echoCall("a", "x")] }, { text: "done" }]) });
     expect(() => run.snapshot()).toThrow(expect.objectContaining({ reason: "notParked" }));
@@ -338,7 +338,8 @@ describe("stepping errors", () => {
 describe("approval while stepping", () => {
   it("lists calls waiting for approval, refuses to step them, and goes on after approve / reject", async () => {
     const { tool, executed } = recordingEcho();
-    const run = createSteppedRun({ prompts: [user("go")], context: emptyContext, tools: [{ ...tool, needsApproval: true }], config: baseConfig(), streamFn: turnStream(TWO_CALLS) });
+    const asking: typeof tool = { ...tool, needsApproval: true };
+    const run = createSteppedRun({ prompts: [user("go")], context: emptyContext, tools: [asking], config: baseConfig(), streamFn: turnStream(TWO_CALLS) });
     await run.step();
     expect(await run.pending()).toEqual([
       { kind: "approval", toolCallId: "a", toolName: "echo" },
