@@ -13,7 +13,11 @@ export type SteppedHookName =
   | "prepareRequest"
   | "beforeToolCall"
   | "needsApproval"
-  | "afterToolCall";
+  | "afterToolCall"
+  // Inside the model request, parked only with `requestHooks: true`:
+  | "transformContext"
+  | "convertToLlm"
+  | "getApiKey";
 
 /**
  * One effect a stepped run is parked before (its actor is invoked, its work not
@@ -24,6 +28,8 @@ export type SteppedHookName =
  * - `tool`: one call's `execute`;
  * - `hook`: one hook call; a call hook (`beforeToolCall`, whose actor also validates
  *   the arguments and asks a `needsApproval` function, and `afterToolCall`) names its call;
+ *   `transformContext`, `convertToLlm` and `getApiKey` park inside a request that was
+ *   stepped, when the run was created with `requestHooks: true`;
  * - `timer`: a delayed transition of the chart coming due after `ms` (a tool's
  *   timeout, a retry's backoff, the abort grace period): time passes only when a step
  *   performs it, so `step()` without a choice takes a timer only when nothing else is pending;

@@ -22,6 +22,8 @@ export class StepController implements Gatekeeper {
   /** Parked effects in the order they parked: deterministic, since XState starts actors in a fixed order. */
   private readonly queue: ParkedEffect[] = [];
   private readonly running = new Set<object>();
+  /** Nested gates parked inside a running effect (a request's hooks): each holds one running effect still. */
+  private nestedParked = 0;
   private wake: (() => void) | undefined;
   private ended = false;
   /** After an abort nothing parks: what remains runs with the aborted signal, as it would in a run not stepped. */
@@ -88,7 +90,30 @@ export class StepController implements Gatekeeper {
 
   private isParked(): boolean {
     if (this.ended) return true;
-    return this.running.size === 0 && (this.queue.length > 0 || this.waitingDecisions().length > 0);
+    return this.running.size <= this.nestedParked && (this.queue.length > 0 || this.waitingDecisions().length > 0);
+  }
+
+  /**
+   * Parks `effect` inside the running effect that awaits this (a hook the model
+   * request calls): resolves when it is released (at once after an abort). Its
+   * snapshot is the enclosing effect's in flight, which a restore performs again whole.
+   */
+  parkNested(effect: PendingEffect): Promise<void> {
+    if (this.releasesAll) return Promise.resolve();
+    return new Promise((resolve) => {
+      let waiting = true;
+      const release = (): boolean => {
+        if (waiting) {
+          waiting = false;
+          this.nestedParked -= 1;
+          resolve();
+        }
+        return false;
+      };
+      this.nestedParked += 1;
+      this.queue.push({ effect, owner: {}, release, resume: release });
+      this.notify();
+    });
   }
 
   /** Takes the parked effect at `index` out of the queue and begins it. */

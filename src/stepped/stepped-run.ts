@@ -19,6 +19,7 @@ import type { Gatekeeper } from "./effect-gate.js";
 import { describeEffect, matchesChoice, type EffectChoice, type PendingEffect } from "./pending-effect.js";
 import { StepController } from "./step-controller.js";
 import { steppedClock } from "./stepped-clock.js";
+import { withParkedRequestHooks } from "./request-hooks.js";
 import { SteppedRunError } from "./stepped-run-error.js";
 import { gatedRunMachine } from "./stepped-machine.js";
 
@@ -36,6 +37,13 @@ export interface CreateSteppedRunOptions {
   snapshot?: Snapshot<unknown>;
   /** Aborting it is `run.abort(signal.reason)`. */
   signal?: AbortSignal;
+  /**
+   * Also park inside each stepped model request, before each of `transformContext`,
+   * `convertToLlm` and `getApiKey` the config has (`{ kind: "hook", name }`). Default
+   * false: they are part of the request's step. A snapshot taken there holds the request
+   * in flight, so a restore requests again from `transformContext` on.
+   */
+  requestHooks?: boolean;
   /** An XState inspector, as for `createAgentLoopActor`. */
   inspect?: CreateAgentLoopActorOptions["inspect"];
 }
@@ -143,7 +151,7 @@ export function createSteppedRun(options: CreateSteppedRunOptions): SteppedRun {
   const steps = new StepController(() => waitingForApproval(actor));
   const actor = createLoopActorOf(steppedMachine(), {
     context,
-    config: options.config,
+    config: options.requestHooks ? withParkedRequestHooks(options.config, (effect) => steps.parkNested(effect)) : options.config,
     signal: abort.signal,
     ...(options.prompts ? { prompts: options.prompts } : {}),
     ...(options.streamFn ? { streamFn: options.streamFn } : {}),
