@@ -56,6 +56,22 @@ export interface EffectChoice {
   name?: SteppedHookName;
 }
 
+const CHOICE_KEYS = new Set(["kind", "toolCallId", "name"]);
+const CHOICE_KINDS = new Set(["request", "tool", "hook", "timer"]);
+
+/** Throws a TypeError naming what was expected when `choice` is not an {@link EffectChoice} (a typo would otherwise match anything). */
+export function assertEffectChoice(choice: unknown): asserts choice is EffectChoice {
+  if (typeof choice !== "object" || choice === null || Array.isArray(choice)) {
+    throw new TypeError(`step(choice) takes an object such as { toolCallId: "call_1" } or { kind: "hook", name: "afterToolCall" }, got ${JSON.stringify(choice)}`);
+  }
+  const unknown = Object.keys(choice).filter((key) => !CHOICE_KEYS.has(key));
+  if (unknown.length > 0) throw new TypeError(`step(choice) knows kind, toolCallId and name, not ${unknown.join(", ")}`);
+  const { kind, toolCallId, name } = choice as Record<string, unknown>;
+  if (kind !== undefined && !CHOICE_KINDS.has(kind as string)) throw new TypeError(`step(choice).kind is "request", "tool", "hook" or "timer", got ${JSON.stringify(kind)}`);
+  if (toolCallId !== undefined && typeof toolCallId !== "string") throw new TypeError(`step(choice).toolCallId must be a string, got ${JSON.stringify(toolCallId)}`);
+  if (name !== undefined && typeof name !== "string") throw new TypeError(`step(choice).name must be a hook's name, got ${JSON.stringify(name)}`);
+}
+
 /** Whether `effect` is what `choice` asks for. */
 export function matchesChoice(effect: PendingEffect, choice: EffectChoice): boolean {
   if (effect.kind === "approval") return false;

@@ -13,10 +13,12 @@ import { uniqueCallIds } from "../../machines/tool-batch.machine.js";
 import { awaitsApproval, type ToolCallContext } from "../../machines/tool-call.machine.js";
 import { createLoopActorOf, runActor, type AgentLoopActor, type CreateAgentLoopActorOptions } from "../agent-loop.js";
 import { ApprovalError } from "../errors/approval-error.js";
+import { LoopInputError } from "../errors/loop-input-error.js";
+import { describeValue } from "../describe-value.js";
 import type { RunSystem } from "../run-environment.js";
 import type { AgentContext, AgentEvent, AgentLoopConfig, AgentMessage, StreamFn } from "../types.js";
 import type { Gatekeeper } from "./effect-gate.js";
-import { describeEffect, matchesChoice, type EffectChoice, type PendingEffect } from "./pending-effect.js";
+import { assertEffectChoice, describeEffect, matchesChoice, type EffectChoice, type PendingEffect } from "./pending-effect.js";
 import { StepController } from "./step-controller.js";
 import { steppedClock } from "./stepped-clock.js";
 import { withParkedRequestHooks } from "./request-hooks.js";
@@ -75,7 +77,8 @@ export interface SteppedRun {
   /**
    * Performs one parked effect — the first, or the first matching `choice` (e.g.
    * `{ toolCallId: "b" }` to let call `b` of a parallel batch complete first) — and
-   * resolves once the run is parked again or ended. Throws {@link SteppedRunError}:
+   * resolves once the run is parked again or ended. Throws a TypeError for a choice
+   * that is not an {@link EffectChoice}, and {@link SteppedRunError}:
    * `finished`, `busy` (an earlier step still runs), `noMatch` (nothing pending
    * matches; the message lists what is), `awaitingDecision` (only approvals pending).
    */
@@ -135,8 +138,8 @@ function waitingForApproval(actor: AgentLoopActor): PendingEffect[] {
  * Starts a stepped run of the shipped chart: the same loop, batch and call
  * machines with their real actors, each effect actor behind a gate. The run
  * starts at once (its first events — `agent_start`, `turn_start`, the prompts —
- * are emitted) and parks before its first effect. Throws synchronously on bad
- * input, as `agentLoop` does.
+ * are emitted) and parks before its first effect. Throws `LoopInputError`
+ * synchronously on bad input, as `agentLoop` does.
  *
  * Deterministic: the same choices, stream function, tools and hooks give the same
  * events and transcript (up to what they themselves vary, e.g. timestamps). The
@@ -144,6 +147,12 @@ function waitingForApproval(actor: AgentLoopActor): PendingEffect[] {
  * effects on the run's own clock: they come due only when stepped.
  */
 export function createSteppedRun(options: CreateSteppedRunOptions): SteppedRun {
+  if (typeof options !== "object" || options === null) {
+    throw new LoopInputError(`createSteppedRun takes { prompts?, context, config, streamFn?, tools? }, got ${describeValue(options)}`);
+  }
+  if (options.tools !== undefined && !Array.isArray(options.tools)) {
+    throw new LoopInputError(`tools must be an array of tools (or omitted for context.tools), got ${describeValue(options.tools)}`);
+  }
   const events: AgentEvent[] = [];
   const abort = new AbortController();
   const context = options.tools ? { ...options.context, tools: options.tools } : options.context;
@@ -205,6 +214,7 @@ export function createSteppedRun(options: CreateSteppedRunOptions): SteppedRun {
       return steps.pending();
     },
     step: async (choice = {}) => {
+      assertEffectChoice(choice);
       const from = { index: events.length };
       const performed = await exclusive(() => {
         if (steps.hasEnded) throw new SteppedRunError("finished", "the run has ended: nothing is left to step");

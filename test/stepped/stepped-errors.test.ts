@@ -73,3 +73,21 @@ describe("approval while stepping", () => {
     expect(rejected).toMatchObject({ isError: true });
   });
 });
+
+describe("bad input", () => {
+  it("throws at once for options that are not a run's, naming what was expected", () => {
+    expect(() => createSteppedRun(undefined as never)).toThrow(expect.objectContaining({ name: "LoopInputError", message: expect.stringContaining("createSteppedRun takes") }));
+    expect(() => createSteppedRun({ context: emptyContext, config: baseConfig(), tools: "echo" as never })).toThrow(/tools must be an array/);
+    expect(() => createSteppedRun({ context: { systemPrompt: "", messages: "none" as never }, config: baseConfig() })).toThrow(/context.messages must be an array/);
+  });
+
+  it("refuses a choice that is not an EffectChoice instead of stepping whatever is first", async () => {
+    const { tool, executed } = recordingEcho();
+    const run = createSteppedRun({ prompts: [user("go")], context: emptyContext, tools: [tool], config: baseConfig(), streamFn: turnStream(TWO_CALLS) });
+    await expect(run.step("b" as never)).rejects.toThrow(/takes an object/);
+    await expect(run.step({ toolCallID: "b" } as never)).rejects.toThrow(/not toolCallID/);
+    await expect(run.step({ kind: "tools" } as never)).rejects.toThrow(/kind is "request"/);
+    expect(await run.pending()).toEqual([{ kind: "request", turn: 1 }]);
+    expect(executed).toEqual([]);
+  });
+});
