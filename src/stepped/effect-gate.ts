@@ -65,7 +65,8 @@ export function gated<T extends AnyActorLogic>(logic: T, describe: DescribeEffec
   const wrapped = Object.create(logic) as T & { start: NonNullable<AnyActorLogic["start"]>; transition: AnyActorLogic["transition"] };
   wrapped.start = (snapshot: Snapshot<unknown>, scope: AnyActorScope) => {
     const gatekeeper = gatekeeperOf(scope.system);
-    if (!gatekeeper) return start(snapshot, scope);
+    // Without a gatekeeper, or for an actor restored already settled, nothing waits.
+    if (!gatekeeper || snapshot.status !== "active") return start(snapshot, scope);
     const record: GatePhase = { phase: "parked", queued: [] };
     phases.set(scope.self, record);
     const release = (): boolean => {

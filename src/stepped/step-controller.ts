@@ -24,7 +24,8 @@ export class StepController implements Gatekeeper {
   private readonly running = new Set<object>();
   /** Nested gates parked inside a running effect (a request's hooks): each holds one running effect still. */
   private nestedParked = 0;
-  private wake: (() => void) | undefined;
+  /** Who waits for the next change: every concurrent `parked()` (a `pending()` beside a `step()`). */
+  private readonly waiting = new Set<() => void>();
   private ended = false;
   /** After an abort nothing parks: what remains runs with the aborted signal, as it would in a run not stepped. */
   private releasesAll = false;
@@ -53,9 +54,9 @@ export class StepController implements Gatekeeper {
 
   /** Something changed (an event, the run's end): a waiting `parked()` looks again. */
   notify(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
+    const waiting = [...this.waiting];
+    this.waiting.clear();
+    for (const wake of waiting) wake();
   }
 
   /** The run ended: nothing parks or runs any more. */
@@ -82,9 +83,7 @@ export class StepController implements Gatekeeper {
         if (this.isParked()) return;
         continue;
       }
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-      });
+      await new Promise<void>((resolve) => this.waiting.add(resolve));
     }
   }
 

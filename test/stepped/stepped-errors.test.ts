@@ -91,3 +91,14 @@ describe("bad input", () => {
     expect(executed).toEqual([]);
   });
 });
+
+it("answers a pending() awaited beside a step once the step is done", async () => {
+  const { tool } = recordingEcho();
+  const run = createSteppedRun({ prompts: [user("go")], context: emptyContext, tools: [tool], config: baseConfig(), streamFn: turnStream(TWO_CALLS) });
+  await run.pending();
+  const [stepped, pending] = await Promise.all([run.step(), run.pending()]);
+  expect(stepped.performed).toEqual({ kind: "request", turn: 1 });
+  // Both waited for the same boundary: the one after the request (before this fix the step never woke).
+  expect(pending).toEqual(stepped.pending);
+  expect(pending.map((effect) => effect.kind)).toEqual(["tool", "tool"]);
+});
