@@ -7,6 +7,7 @@ import { createActor, type Actor, type ActorOptions, type AnyActorLogic, type In
 import { agentLoopMachine, type AgentLoopOutput } from "../machines/agent-loop.machine.js";
 import { transcriptMessages } from "../machines/transcript.js";
 import { upgradeFlatChartSnapshot } from "./flat-chart-snapshot.js";
+import { rearmDelaysOnStart } from "./rearm-delays.js";
 import { createRequestModelActor } from "./actors/request-model.js";
 import { createAfterToolCallActor, createExecuteToolActor, createPrepareArgumentsAction, createPrepareCallActor } from "./actors/tool-call-actors.js";
 import { createTurnHookActors, sequentialToolNames } from "./actors/turn-hook-actors.js";
@@ -216,6 +217,8 @@ export function createLoopActorOf(machine: typeof agentLoopMachine, options: Cre
     ...(inspect ? { inspect } : {}),
     ...(clock ? { clock } : {}),
   });
+  // A restored snapshot's delayed transitions (a tool's timeout, a retry's backoff) are not in it: armed again at start.
+  if (options.snapshot) rearmDelaysOnStart(actor);
   // Bound before the actor starts: no actor of the run reads its services or emits before that.
   bindRun(actor.system, services, options.onEvent);
   if (options.onEvent) actor.on("*", options.onEvent as (emitted: unknown) => void);
