@@ -3,8 +3,8 @@
  * Drop-in for pi-agent-core's `agentLoop`: same arguments, events and messages.
  *
  * This entry's declarations name no XState type: the actor, the machines and everything
- * else typed with XState's types is exported from `loopchart/xstate` (and the machines'
- * parts from `loopchart/machines`), so a user who type-checks with `skipLibCheck: false`
+ * else typed with XState's types is exported from `loopchart/xstate` (the machines' parts
+ * from `loopchart/machines`, the stepped run from `loopchart/stepped`), so a user who type-checks with `skipLibCheck: false`
  * loads XState's declarations only if they import those.
  */
 export { agentLoop, agentLoopContinue, runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";
