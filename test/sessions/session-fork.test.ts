@@ -4,9 +4,6 @@
  * one (with a new prompt, or the checkpoint's own run); the parent is untouched to the
  * byte; and the errors for a missing session, turn, taken id and a session without checkpoints.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { Type } from "typebox";
 import { Agent } from "../../src/agent.js";
@@ -18,7 +15,7 @@ import { checkpointLabel, checkpointMessages } from "../../src/sessions/session-
 import type { SessionStore } from "../../src/sessions/session-store.js";
 import type { AgentMessage, AgentTool } from "../../src/types.js";
 import { mockStream, testModel } from "../helpers/mock-stream.js";
-import { sampleRecord, STORE_KINDS, type StoreKind } from "./store-fixtures.js";
+import { sampleRecord, sessionBytes as parentBytes, STORE_KINDS, type StoreKind } from "./store-fixtures.js";
 
 const parameters = Type.Object({ text: Type.String() });
 const echo: AgentTool<typeof parameters> = {
@@ -34,27 +31,6 @@ const textOf = (message: AgentMessage | undefined): string => {
   if (typeof content === "string") return content;
   return Array.isArray(content) ? content.map((block: { text?: string }) => block.text ?? "").join("") : "";
 };
-
-/** Every byte of the parent session as its store holds it: its files (JSONL) or its rows in every table (SQLite). */
-function parentBytes(kind: StoreKind, location: string, id: string): string {
-  if (kind.name === "jsonl") {
-    const dir = join(location, id);
-    return readdirSync(dir)
-      .sort()
-      .map((name) => `${name}\n${readFileSync(join(dir, name), "utf8")}`)
-      .join("\n---\n");
-  }
-  const db = new Database(location, { readonly: true });
-  try {
-    const record = db.prepare("SELECT * FROM loopchart_sessions WHERE id = ?").all(id);
-    const messages = db.prepare("SELECT * FROM loopchart_messages WHERE session = ? ORDER BY i").all(id);
-    const calls = db.prepare("SELECT * FROM loopchart_calls WHERE session = ? ORDER BY seq").all(id);
-    const checkpoints = db.prepare("SELECT * FROM loopchart_checkpoints WHERE session = ? ORDER BY seq").all(id);
-    return JSON.stringify({ record, messages, calls, checkpoints });
-  } finally {
-    db.close();
-  }
-}
 
 for (const kind of STORE_KINDS) {
   describe(`checkpoints and forks (${kind.name} store)`, () => {
