@@ -1,0 +1,79 @@
+/**
+ * The checkpoints row of the timeline: a mark at every turn's end and every wait for
+ * approval (where a durable session keeps a checkpoint), and, for the mark chosen, the
+ * `loopchart fork` command that starts a new session from it.
+ */
+import { el } from "./dom.js";
+import type { CheckpointMark } from "./run-index.js";
+
+/** The durable session a run was stored in, as its trace header names it. */
+export interface RunSession { id: string; store: string; turnsBefore: number }
+
+/** A word as a POSIX shell reads it: bare when it is safe, else single-quoted. */
+export function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The `--at` of a mark: the session-wide turn, and for a wait the call (`3:call_1`). */
+export function checkpointAt(mark: CheckpointMark, session: RunSession | undefined): string {
+  const turn = (session?.turnsBefore ?? 0) + mark.turn;
+  return mark.kind === "turn" ? String(turn) : `${turn}:${mark.toolCallId ?? ""}`;
+}
+
+/** The command that forks the run's session at `mark`, or undefined when the run was not stored as a session. */
+export function forkCommand(mark: CheckpointMark, session: RunSession | undefined): string | undefined {
+  if (!session) return undefined;
+  return `loopchart fork ${shellWord(session.id)} --at ${shellWord(checkpointAt(mark, session))} --store ${shellWord(session.store)}`;
+}
+
+/** How a checkpoint is named on its button: `turn 3`, `turn 3 · wait call_1`. */
+const nameOf = (mark: CheckpointMark, session: RunSession | undefined): string => {
+  const at = checkpointAt(mark, session);
+  return mark.kind === "turn" ? `turn ${at}` : `turn ${at.split(":")[0]} · wait ${mark.toolCallId ?? ""}`;
+};
+
+/**
+ * Draws the row: a tick per checkpoint at `percent(t)` of the row's width (the chosen one
+ * highlighted); a click calls `choose` with it.
+ */
+export function checkpointRow(marks: readonly CheckpointMark[], session: RunSession | undefined, percent: (t: number) => number, chosen: CheckpointMark | undefined, choose: (mark: CheckpointMark) => void): HTMLElement {
+  const row = el("div", { class: "lane checkpoints" });
+  row.append(el("span", { class: "label", title: "where a durable session keeps a checkpoint: click one for its fork command" }, "checkpoints"));
+  const ticks = el("div", { class: "ticks" });
+  for (const mark of marks) {
+    const tick = el("div", { class: `checkpoint ${mark.kind}${mark === chosen ? " chosen" : ""}`, "data-at": checkpointAt(mark, session), "data-record": String(mark.at), title: `${nameOf(mark, session)}: click for its fork command` });
+    tick.style.left = `${percent(mark.t)}%`;
+    tick.addEventListener("click", () => choose(mark));
+    ticks.append(tick);
+  }
+  row.append(ticks);
+  return row;
+}
+
+/**
+ * The panel under the lanes: a button per checkpoint (in order, so close ones stay apart)
+ * and, for the chosen one, the command that forks the run's session there.
+ */
+export function forkPanel(marks: readonly CheckpointMark[], chosen: CheckpointMark | undefined, session: RunSession | undefined, choose: (mark: CheckpointMark) => void): HTMLElement {
+  const panel = el("div", { class: "fork-panel", "data-checkpoint": chosen ? checkpointAt(chosen, session) : "" });
+  const choices = el("div", { class: "choices" });
+  for (const mark of marks) {
+    const button = el("button", { class: `choice ${mark.kind}${mark === chosen ? " chosen" : ""}`, "data-at": checkpointAt(mark, session) }, nameOf(mark, session));
+    button.onclick = () => choose(mark);
+    choices.append(button);
+  }
+  panel.append(choices);
+  if (!chosen) {
+    panel.append(el("span", { class: "hint" }, "Click a checkpoint to fork the run there."));
+    return panel;
+  }
+  const where = chosen.kind === "turn" ? `the end of turn ${checkpointAt(chosen, session)}` : `the wait for approval of ${chosen.toolCallId} (turn ${checkpointAt(chosen, session).split(":")[0]})`;
+  const command = forkCommand(chosen, session);
+  if (command === undefined) {
+    panel.append(el("span", { class: "hint" }, `Checkpoint at ${where}. This run was not stored as a durable session (loopchart run --session <id>), so there is nothing to fork.`));
+    return panel;
+  }
+  panel.append(el("span", { class: "hint" }, `Fork at ${where}${chosen.kind === "turn" ? ' (add --prompt "…" to replace what came after)' : ""}:`));
+  panel.append(el("code", { class: "fork-command" }, command));
+  return panel;
+}
