@@ -4,6 +4,8 @@
  * one (with a new prompt, or the checkpoint's own run); the parent is untouched to the
  * byte; and the errors for a missing session, turn, taken id and a session without checkpoints.
  */
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Type } from "typebox";
 import { Agent } from "../../src/agent.js";
@@ -130,6 +132,21 @@ for (const kind of STORE_KINDS) {
       await expect(Agent.fork(store, "main", { atTurn: 1, atApproval: "x1" }, options)).rejects.toThrow(/no checkpoint 1:x1/);
     });
 
+    it("should fork a session another owner holds the lease of, reading it only", async () => {
+      const location = kind.freshLocation();
+      await fiveTurns(location);
+      const before = parentBytes(kind, location, "main");
+      const owner = await open(location);
+      const lease = await owner.acquire("main");
+      const reader = await open(location);
+      const fork = await Agent.fork(reader, "main", { atTurn: 4, prompt: "branch off" }, { streamFn: mockStream([{ text: "branched" }]) });
+      await fork.waitForIdle();
+      expect(owner.holds("main")).toBe(true);
+      expect((await reader.load(fork.sessionId as string))?.messages.map(textOf).slice(-2)).toEqual(["branch off", "branched"]);
+      await lease.release();
+      expect(parentBytes(kind, location, "main")).toBe(before);
+    });
+
     it("should refuse to fork sessions without checkpoints, saying why", async () => {
       const store = await open(kind.freshLocation());
       // A record as loopchart wrote it before checkpoints existed: no "checkpoints" field, no checkpoint log.
@@ -172,6 +189,23 @@ describe("a checkpoint at an approval wait", () => {
     expect(branch?.messages.map((message) => message.role)).toEqual(["user", "assistant", "toolResult", "assistant"]);
     expect(textOf(branch?.messages[2])).toContain("not today");
     expect(branch?.record.forkedFrom).toMatchObject({ session: "ship", at: "1:d1", kind: "approval" });
+    await store.close();
+  });
+});
+
+describe("a damaged checkpoint log (jsonl)", () => {
+  const kind = STORE_KINDS[0] as StoreKind;
+  it("should drop a torn last checkpoint and name the file and line of one that is not a checkpoint", async () => {
+    const location = kind.freshLocation();
+    const store = await kind.open(location);
+    await new Agent({ initialState: { model: testModel, tools: [echo] }, streamFn: mockStream([call("e1", "x"), { text: "done" }]), sessionId: "s", sessionStore: store }).prompt("go");
+    const path = join(location, "s", "checkpoints.jsonl");
+    const intact = readFileSync(path, "utf8");
+    expect(intact.trimEnd().split("\n")).toHaveLength(2);
+    appendFileSync(path, '{"kind":"turn","tur');
+    expect(((await store.loadCheckpoints?.("s")) ?? []).map(checkpointLabel)).toEqual(["1", "2"]);
+    writeFileSync(path, `${intact}{"kind":"nonsense"}\n`);
+    await expect(store.loadCheckpoints?.("s")).rejects.toThrow(`${path}:3: not a checkpoint`);
     await store.close();
   });
 });
