@@ -258,7 +258,8 @@ Makes a new session from one of a session's checkpoints — the snapshot kept at
 every turn and at every wait for approval (run --session keeps them; loopchart view shows
 them on the timeline) — and continues it here with the model, tools and --cwd the session
 was started with. Turns are counted over the whole session, as loopchart sessions shows them.
-The original session is only read, never changed (it may even be running elsewhere).
+The original session is only read, never changed (it may even be running elsewhere). A fork
+restores the conversation, not the files: what tools changed after the checkpoint stays changed.
 
 Options:
       --at <turn>      The checkpoint: the end of that turn, e.g. --at 2; or <turn>:<toolCallId>,
