@@ -6,6 +6,7 @@
  */
 import { CheckpointNotFoundError } from "../errors/checkpoint-not-found-error.js";
 import { LoopInputError } from "../errors/loop-input-error.js";
+import { SessionFileError } from "../errors/session-file-error.js";
 import { SessionExistsError } from "../errors/session-exists-error.js";
 import { SessionNotFoundError } from "../errors/session-not-found-error.js";
 import { checkpointLabel, checkpointMessages, storedCheckpoint, type SessionCheckpoint } from "../sessions/session-checkpoint.js";
@@ -73,6 +74,24 @@ export function findCheckpoint(parent: StoredSession, checkpoints: readonly Sess
   return index;
 }
 
+/** How many times a parent is read again when a read met a write of its owner half done. */
+const PARENT_READS = 3;
+
+/**
+ * Loads the parent without its lease. Its owner may be appending as it is read (JSONL: the
+ * record read, then a message log another save already grew, whose last line is still
+ * being written): a `SessionFileError` is read again, up to {@link PARENT_READS} times.
+ */
+async function loadParent(store: SessionStore, id: string): Promise<StoredSession | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await store.load(id);
+    } catch (error) {
+      if (!(error instanceof SessionFileError) || attempt >= PARENT_READS) throw error;
+    }
+  }
+}
+
 /** The first free id of the form `<parent>.at-<label>` (then `.2`, `.3`, …), within the id pattern's 128 characters. */
 async function freeForkId(store: SessionStore, parentId: string, label: string): Promise<string> {
   const suffix = `.at-${label.replace(/[^A-Za-z0-9._-]/g, "_")}`;
@@ -100,7 +119,7 @@ export async function forkSession(store: SessionStore, parentId: string, options
   assertSessionId(parentId);
   if (!Number.isInteger(options.atTurn) || options.atTurn < 1) throw new LoopInputError(`atTurn is a turn number (1 or more), got ${JSON.stringify(options.atTurn)}.`);
   if (options.sessionId !== undefined) assertSessionId(options.sessionId);
-  const parent = await store.load(parentId);
+  const parent = await loadParent(store, parentId);
   if (!parent) throw new SessionNotFoundError(parentId, store.location);
   const checkpoints = (await store.loadCheckpoints?.(parentId)) ?? [];
   const index = findCheckpoint(parent, checkpoints, options);

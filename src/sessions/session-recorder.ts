@@ -234,16 +234,16 @@ export class SessionRecorder {
   private noteCheckpoint(snapshot: PersistedLoop): void {
     const { turnsBefore, run, base } = this.options;
     const started = turnsBefore + (snapshot.context?.turn ?? 0);
-    const common = { run, sessionTurns: started, at: new Date().toISOString(), state: sessionStateOf(snapshot), agent: base.agent, snapshot };
+    const common = () => ({ run, sessionTurns: started, at: new Date().toISOString(), state: sessionStateOf(snapshot), agent: base.agent, snapshot });
     const ended = turnsBefore + endedTurns(snapshot);
     if (ended > this.checkpointedTurn) {
       this.checkpointedTurn = ended;
-      this.checkpoints.push({ kind: "turn", turn: ended, ...common });
+      this.checkpoints.push({ kind: "turn", turn: ended, ...common() });
     }
     const waiting = blockedOnApproval(snapshot);
     if (waiting && waitKey(started, waiting) !== this.checkpointedWait) {
       this.checkpointedWait = waitKey(started, waiting);
-      this.checkpoints.push({ kind: "approval", turn: started, awaiting: waiting, ...common });
+      this.checkpoints.push({ kind: "approval", turn: started, awaiting: waiting, ...common() });
     }
   }
 
