@@ -6,12 +6,12 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { openSessionStore } from "../../src/sessions/open-session-store.js";
 import type { AgentMessage } from "../../src/types.js";
 import { sampleRecord, sessionBytes, STORE_KINDS } from "../sessions/store-fixtures.js";
 import { tempDirSync } from "../support/temp-dir.js";
-import { runCli } from "./spawn-cli.js";
+import { runCli, spawnCli, waitForOutput } from "./spawn-cli.js";
 
 const text = (value: string) => ({ content: [{ type: "text", text: value }] });
 const read = (id: string, path: string) => ({ content: [{ type: "toolCall", id, name: "read", arguments: { path } }] });
@@ -75,6 +75,49 @@ for (const kind of STORE_KINDS) {
       expect(mid?.record).toMatchObject({ state: "done", turns: 5, forkedFrom: { at: "3" } });
       expect(tree2.map((session) => session.id).sort()).toEqual(["alt", "main", "main.at-3"]);
       expect(sessionBytes(kind, location, "main")).toBe(before);
+    }, 120_000);
+
+    it("should fork a session while another process is running it, which goes on undisturbed", async () => {
+      const dir = tempDirSync("loopchart-cli-fork-");
+      const location = kind.freshLocation();
+      const store = ["--store", kind.cliSpec(location)];
+      writeFileSync(join(dir, "a.txt"), "alpha\n");
+      const script = join(dir, "script.json");
+      const bash = { content: [{ type: "toolCall", id: "b1", name: "bash", arguments: { command: "while [ ! -e go ]; do sleep 0.05; done; echo went" } }] };
+      writeFileSync(script, JSON.stringify({ name: "fork-live", responses: [read("r1", "a.txt"), bash, text("All done."), text("Forked answer.")] }));
+      const running = spawnCli(["run", "--model", `scripted/${script}`, "--cwd", dir, "--tools", "read,bash", "--session", "live", ...store, "Read, then wait"], { cwd: dir });
+      // Whatever fails below, no process is left waiting for the go file.
+      onTestFinished(() => {
+        writeFileSync(join(dir, "go"), "");
+        if (running.child.exitCode === null) running.child.kill("SIGKILL");
+      });
+      // Turn 1's checkpoint is on disk once turn 2's bash call is waiting for the go file.
+      for (;;) {
+        const probe = await openSessionStore(kind.cliSpec(location));
+        const labels = ((await probe.loadCheckpoints?.("live")) ?? []).map((checkpoint) => checkpoint.turn);
+        const startedCalls = (await probe.load("live"))?.startedCalls ?? [];
+        await probe.close();
+        if (labels.includes(1) && startedCalls.length === 2) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // The fork's scripted model plays on from turn 1 too (the same bash call, waiting for the same file): both finish once it exists.
+      const forking = spawnCli(["fork", "live", "--at", "1", "--session", "side", "--prompt", "Never mind", ...store], { cwd: dir });
+      await waitForOutput(forking.child, (output) => output.includes("→ bash"));
+      writeFileSync(join(dir, "go"), "");
+      const fork = await forking.done;
+      expect(fork.stderr).not.toContain("loopchart:");
+      expect(fork.code).toBe(0);
+      const parentRun = await running.done;
+      expect(parentRun.stderr).not.toContain("loopchart:");
+      expect(parentRun.code).toBe(0);
+      const opened = await openSessionStore(kind.cliSpec(location));
+      const live = await opened.load("live");
+      const side = await opened.load("side");
+      await opened.close();
+      expect(live?.record).toMatchObject({ state: "done", turns: 3 });
+      expect(live?.messages.map((message) => message.role)).toEqual(["user", "assistant", "toolResult", "assistant", "toolResult", "assistant"]);
+      expect(side?.messages.slice(0, 3)).toEqual(live?.messages.slice(0, 3));
+      expect(textOf(side?.messages[3])).toBe("Never mind");
     }, 120_000);
 
     it("should refuse, with exit code 2 and the reason, an unknown session, a turn out of range, a taken id, and sessions without checkpoints", async () => {
