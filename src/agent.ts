@@ -240,6 +240,9 @@ export class Agent {
     const made = await forkSession(store, sessionId, fork);
     const agent = await Agent.resume(store, made.sessionId, options);
     if (fork.prompt === undefined) return agent;
+    // Tools approved with `always` before the checkpoint stay approved (a restored snapshot keeps them itself).
+    const approved = (made.checkpoint.snapshot as { context?: { approvedTools?: unknown } }).context?.approvedTools;
+    if (Array.isArray(approved)) for (const name of approved) if (typeof name === "string") agent.approvedTools.add(name);
     const messages = toPromptMessages(fork.prompt);
     await new Promise<void>((resolve, reject) => {
       agent.run({ kind: "prompt", messages, onStarted: resolve }).then(resolve, reject);

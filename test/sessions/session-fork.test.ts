@@ -191,6 +191,22 @@ describe("a checkpoint at an approval wait", () => {
     expect(branch?.record.forkedFrom).toMatchObject({ session: "ship", at: "1:d1", kind: "approval" });
     await store.close();
   });
+
+  it("should keep tools approved with always before the checkpoint approved in a fork with a new prompt", async () => {
+    const store = await kind.open(kind.freshLocation());
+    const runs: string[] = [];
+    const deploy: AgentTool<typeof parameters> = { ...echo, name: "deploy", needsApproval: true, execute: async (id) => (runs.push(id), { content: [{ type: "text", text: "deployed" }], details: {} }) };
+    const agent = new Agent({ initialState: { model: testModel, tools: [deploy] }, streamFn: mockStream([{ calls: [{ id: "d1", name: "deploy", arguments: { text: "a" } }] }, { text: "done" }]), sessionId: "ship", sessionStore: store });
+    const done = agent.prompt("ship it");
+    while (agent.awaitingApproval().length === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+    agent.approve("d1", { always: true });
+    await done;
+    const fork = await Agent.fork(store, "ship", { atTurn: 2, prompt: "again" }, { initialState: { tools: [deploy] }, streamFn: mockStream([{ calls: [{ id: "d2", name: "deploy", arguments: { text: "b" } }] }, { text: "done again" }]) });
+    await fork.waitForIdle();
+    expect(runs).toEqual(["d1", "d2"]);
+    expect(textOf(fork.state.messages.at(-1))).toBe("done again");
+    await store.close();
+  });
 });
 
 describe("a damaged checkpoint log (jsonl)", () => {
