@@ -53,7 +53,7 @@ export function forkPanel(marks: readonly CheckpointMark[], chosen: CheckpointMa
   const where = chosen.kind === "turn" ? `the end of turn ${checkpointAt(chosen, session)}` : `the wait for approval of ${chosen.toolCallId} (turn ${checkpointAt(chosen, session).split(":")[0]})`;
   const command = forkCommand(chosen, session);
   if (command === undefined) {
-    panel.append(el("span", { class: "hint" }, `Checkpoint at ${where}. This run was not stored as a durable session (loopchart run --session <id>), so there is nothing to fork.`));
+    panel.append(el("span", { class: "hint" }, `Checkpoint at ${where}. This run's trace names no durable session (a trace of loopchart run --session <id> --trace <file> does; a live run's does not), so there is no fork command for it.`));
     return panel;
   }
   panel.append(el("span", { class: "hint" }, `Fork at ${where}${chosen.kind === "turn" ? ' (add --prompt "…" to replace what came after)' : ""}:`));
