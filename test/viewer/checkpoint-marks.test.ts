@@ -16,12 +16,12 @@ import { runCli } from "../cli/spawn-cli.js";
 import { sessionBytes, STORE_KINDS, type StoreKind } from "../sessions/store-fixtures.js";
 import { tempDirSync } from "../support/temp-dir.js";
 
-async function marksOf(path: string): Promise<{ labels: string[]; session: RunSession | undefined; commands: (string | undefined)[] }> {
+async function marksOf(path: string): Promise<{ labels: string[]; session: RunSession | undefined; commands: string[] }> {
   const trace = await loadTrace(path);
   const index = emptyIndex();
   indexRecords(index, trace.records as unknown as ViewRecord[]);
   const session = trace.header.session;
-  return { labels: index.checkpoints.map((mark) => checkpointAt(mark, session)), session, commands: index.checkpoints.map((mark) => forkCommand(mark, session)) };
+  return { labels: index.checkpoints.map((mark) => checkpointAt(mark, session)), session, commands: session ? index.checkpoints.map((mark) => forkCommand(mark, session)) : [] };
 }
 
 describe("checkpoint marks of a session that waited for approval", () => {

@@ -93,6 +93,8 @@ describe.skipIf(!existsSync(CHROMIUM))("loopchart view of the demo trace at 1400
       expect(box?.x, `${id} starts inside the first screen`).toBeLessThan(VIEWPORT.width);
       expect(box?.height, `${id} is not empty`).toBeGreaterThan(100);
     }
+    // The demo's run is no durable session: no checkpoints to mark, nothing to fork.
+    expect(await page.$(".lane.checkpoints")).toBeNull();
     // Side by side: the chart left of the timeline and the transcript.
     expect((boxes.charts?.x ?? 0) + (boxes.charts?.width ?? 0)).toBeLessThanOrEqual(boxes.timeline?.x ?? 0);
     expect((boxes.charts?.x ?? 0) + (boxes.charts?.width ?? 0)).toBeLessThanOrEqual(boxes.transcript?.x ?? 0);

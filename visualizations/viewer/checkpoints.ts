@@ -10,7 +10,7 @@ import type { CheckpointMark } from "./run-index.js";
 export type { RunSession } from "./fork-command.js";
 
 /** How a checkpoint is named on its button: `turn 3`, `turn 3 · wait call_1`. */
-const nameOf = (mark: CheckpointMark, session: RunSession | undefined): string => {
+const nameOf = (mark: CheckpointMark, session: RunSession): string => {
   const at = checkpointAt(mark, session);
   return mark.kind === "turn" ? `turn ${at}` : `turn ${at.split(":")[0]} · wait ${mark.toolCallId ?? ""}`;
 };
@@ -19,7 +19,7 @@ const nameOf = (mark: CheckpointMark, session: RunSession | undefined): string =
  * Draws the row: a tick per checkpoint at `percent(t)` of the row's width (the chosen one
  * highlighted); a click calls `choose` with it.
  */
-export function checkpointRow(marks: readonly CheckpointMark[], session: RunSession | undefined, percent: (t: number) => number, chosen: CheckpointMark | undefined, choose: (mark: CheckpointMark) => void): HTMLElement {
+export function checkpointRow(marks: readonly CheckpointMark[], session: RunSession, percent: (t: number) => number, chosen: CheckpointMark | undefined, choose: (mark: CheckpointMark) => void): HTMLElement {
   const row = el("div", { class: "lane checkpoints" });
   row.append(el("span", { class: "label", title: "where a durable session keeps a checkpoint: click one for its fork command" }, "checkpoints"));
   const ticks = el("div", { class: "ticks" });
@@ -37,7 +37,7 @@ export function checkpointRow(marks: readonly CheckpointMark[], session: RunSess
  * The panel under the lanes: a button per checkpoint (in order, so close ones stay apart)
  * and, for the chosen one, the command that forks the run's session there.
  */
-export function forkPanel(marks: readonly CheckpointMark[], chosen: CheckpointMark | undefined, session: RunSession | undefined, choose: (mark: CheckpointMark) => void): HTMLElement {
+export function forkPanel(marks: readonly CheckpointMark[], chosen: CheckpointMark | undefined, session: RunSession, choose: (mark: CheckpointMark) => void): HTMLElement {
   const panel = el("div", { class: "fork-panel", "data-checkpoint": chosen ? checkpointAt(chosen, session) : "" });
   const choices = el("div", { class: "choices" });
   for (const mark of marks) {
@@ -52,10 +52,6 @@ export function forkPanel(marks: readonly CheckpointMark[], chosen: CheckpointMa
   }
   const where = chosen.kind === "turn" ? `the end of turn ${checkpointAt(chosen, session)}` : `the wait for approval of ${chosen.toolCallId} (turn ${checkpointAt(chosen, session).split(":")[0]})`;
   const command = forkCommand(chosen, session);
-  if (command === undefined) {
-    panel.append(el("span", { class: "hint" }, `Checkpoint at ${where}. This run's trace names no durable session (a trace of loopchart run --session <id> --trace <file> does; a live run's does not), so there is no fork command for it.`));
-    return panel;
-  }
   panel.append(el("span", { class: "hint" }, `Fork at ${where}${chosen.kind === "turn" ? ' (add --prompt "…" to replace what came after)' : ""}:`));
   panel.append(el("code", { class: "fork-command" }, command));
   return panel;

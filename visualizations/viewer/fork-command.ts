@@ -18,8 +18,7 @@ export function checkpointAt(mark: CheckpointMark, session: RunSession | undefin
   return mark.kind === "turn" ? String(turn) : `${turn}:${mark.toolCallId ?? ""}`;
 }
 
-/** The command that forks the run's session at `mark`, or undefined when the run was not stored as a session. */
-export function forkCommand(mark: CheckpointMark, session: RunSession | undefined): string | undefined {
-  if (!session) return undefined;
+/** The command that forks the run's session at `mark`. */
+export function forkCommand(mark: CheckpointMark, session: RunSession): string {
   return `loopchart fork ${shellWord(session.id)} --at ${shellWord(checkpointAt(mark, session))} --store ${shellWord(session.store)}`;
 }

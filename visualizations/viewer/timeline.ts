@@ -82,21 +82,26 @@ export class Timeline {
     const x = (t: number) => ((Math.min(t, end) - start) / (end - start)) * LANE_UNITS;
     const seen = new Set<string>();
     const rows = el("div", { class: "lanes" });
-    // The checkpoints: ticks on their own row, and their buttons and fork command under the lanes.
-    const percent = (t: number) => (x(t) / LANE_UNITS) * 100;
-    const choose = (mark: CheckpointMark) => {
-      this.chosenMark = mark;
-      const row = checkpointRow(index.checkpoints, this.session, percent, mark, choose);
-      const next = forkPanel(index.checkpoints, mark, this.session, choose);
-      shownRow.replaceWith(row);
-      shown.replaceWith(next);
-      shownRow = row;
-      shown = next;
-      this.host.go(mark.at);
-    };
-    let shownRow = checkpointRow(index.checkpoints, this.session, percent, this.chosenMark, choose);
-    let shown = forkPanel(index.checkpoints, this.chosenMark, this.session, choose);
-    if (index.checkpoints.length > 0) rows.append(shownRow);
+    // A durable session's checkpoints (its trace names the session): ticks on their own row, and their buttons and
+    // fork command under the lanes. A run without a session has none to fork from, so nothing is drawn for it.
+    const session = this.session;
+    let fork: HTMLElement | undefined;
+    if (session && index.checkpoints.length > 0) {
+      const percent = (t: number) => (x(t) / LANE_UNITS) * 100;
+      const choose = (mark: CheckpointMark) => {
+        this.chosenMark = mark;
+        const row = checkpointRow(index.checkpoints, session, percent, mark, choose);
+        const next = forkPanel(index.checkpoints, mark, session, choose);
+        shownRow.replaceWith(row);
+        fork?.replaceWith(next);
+        shownRow = row;
+        fork = next;
+        this.host.go(mark.at);
+      };
+      let shownRow = checkpointRow(index.checkpoints, session, percent, this.chosenMark, choose);
+      fork = forkPanel(index.checkpoints, this.chosenMark, session, choose);
+      rows.append(shownRow);
+    }
     for (const session of index.order) {
       const actor = index.actors.get(session) as Actor;
       if (actor.machineId !== LOOP_MACHINE && actor.machineId !== CALL_MACHINE) continue;
@@ -131,7 +136,7 @@ export class Timeline {
       this.drawn.lanes.push({ session, lane, cursor: cursorLine });
     }
     this.root.append(rows);
-    if (index.checkpoints.length > 0) this.root.append(shown);
+    if (fork) this.root.append(fork);
     const legend = el("div", { class: "legend" });
     for (const state of seen) {
       const item = el("span", { class: "key" }, state);
