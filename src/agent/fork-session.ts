@@ -124,7 +124,8 @@ export async function forkSession(store: SessionStore, parentId: string, options
   const checkpoints = (await store.loadCheckpoints?.(parentId)) ?? [];
   const index = findCheckpoint(parent, checkpoints, options);
   const checkpoint = checkpoints[index] as SessionCheckpoint;
-  const label = checkpointLabel(checkpoint);
+  // A wait of several calls is asked for by any of them: the fork names the one asked for.
+  const label = options.atApproval === undefined ? checkpointLabel(checkpoint) : requestedLabel(options);
   const withPrompt = options.prompt !== undefined;
   if (withPrompt && checkpoint.kind === "approval") {
     throw new LoopInputError(
