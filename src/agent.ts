@@ -29,6 +29,7 @@ import {
 import { callInOrder, EventDelivery, type MaybePromise } from "./agent/event-delivery.js";
 import { DEFAULT_QUEUE_MODE, MessageQueue, type QueueMode } from "./agent/message-queue.js";
 import { runDurably } from "./sessions/durable-run.js";
+import { forkSession, type ForkOptions } from "./agent/fork-session.js";
 import { assertSessionId, type SessionStore } from "./sessions/session-store.js";
 import { SessionNotFoundError } from "./errors/session-not-found-error.js";
 import { hasUnfinishedRun, sessionTranscript } from "./sessions/session-transcript.js";
@@ -45,7 +46,7 @@ import type {
 
 /** A run to start: new prompt messages, a continuation of the transcript as it is, or a durable session's unfinished run. */
 export type AgentRunRequest =
-  | { kind: "prompt"; messages: AgentMessage[]; skipInitialSteeringPoll?: boolean }
+  | { kind: "prompt"; messages: AgentMessage[]; skipInitialSteeringPoll?: boolean; onStarted?: () => void }
   | { kind: "continue" }
   | { kind: "restore"; onStarted?: () => void };
 
@@ -128,6 +129,8 @@ export class Agent {
   readonly sessionStore?: SessionStore;
   /** loopchart: the caller's data kept on the session record. */
   sessionMeta?: Record<string, unknown>;
+  /** loopchart: which snapshots the session keeps (see `AgentOptions.checkpoints`). */
+  checkpoints?: AgentOptions["checkpoints"];
 
   /**
    * Throws `LoopInputError` when `steeringMode`/`followUpMode` is not `"all"` or
@@ -142,6 +145,7 @@ export class Agent {
       }
       this.sessionStore = options.sessionStore;
       this.sessionMeta = options.sessionMeta;
+      this.checkpoints = options.checkpoints;
     }
     this.mutableState = createAgentState(options.initialState);
     this.convertToLlm = options.convertToLlm ?? defaultConvertToLlm;
@@ -211,6 +215,37 @@ export class Agent {
     if (!hasUnfinishedRun(record)) return agent;
     await new Promise<void>((resolve, reject) => {
       agent.run({ kind: "restore", onStarted: resolve }).then(resolve, reject);
+    });
+    return agent;
+  }
+
+  /**
+   * loopchart: forks a durable session at one of its checkpoints (`fork.atTurn`: the end
+   * of that session-wide turn; with `atApproval`, a wait for that call's approval) into
+   * a new session of `store` whose record names its parent and fork point, and
+   * continues it: with `fork.prompt`, a new run answers that message after the
+   * checkpoint's transcript (replacing what came after); without, the checkpoint's run
+   * goes on as `Agent.resume` would. The parent is only read (it may be running
+   * elsewhere) and never changed. `options` as for `resume`. Resolves once the run has
+   * started (`waitForIdle()` for its end), or at once when the checkpoint's run had
+   * ended and no prompt is given. Rejects with `SessionNotFoundError`,
+   * `CheckpointNotFoundError` (none there, or a session without checkpoints),
+   * `SessionExistsError`, `LoopInputError`, and the errors of `resume`.
+   *
+   * @example
+   * const fork = await Agent.fork(store, "fix-tests", { atTurn: 2, prompt: "Try the other fix." }, { initialState: { tools }, streamFn });
+   * await fork.waitForIdle();
+   */
+  static async fork(store: SessionStore, sessionId: string, fork: ForkOptions, options: AgentOptions = {}): Promise<Agent> {
+    const made = await forkSession(store, sessionId, fork);
+    const agent = await Agent.resume(store, made.sessionId, options);
+    if (fork.prompt === undefined) return agent;
+    // Tools approved with `always` before the checkpoint stay approved (a restored snapshot keeps them itself).
+    const approved = (made.checkpoint.snapshot as { context?: { approvedTools?: unknown } }).context?.approvedTools;
+    if (Array.isArray(approved)) for (const name of approved) if (typeof name === "string") agent.approvedTools.add(name);
+    const messages = toPromptMessages(fork.prompt);
+    await new Promise<void>((resolve, reject) => {
+      agent.run({ kind: "prompt", messages, onStarted: resolve }).then(resolve, reject);
     });
     return agent;
   }
@@ -522,7 +557,8 @@ export class Agent {
         agent: { systemPrompt: this.mutableState.systemPrompt, model: this.mutableState.model, thinkingLevel: this.mutableState.thinkingLevel },
         ...(this.sessionMeta ? { meta: this.sessionMeta } : {}),
         onActor: keep,
-        ...(request.kind === "restore" && request.onStarted ? { onStarted: request.onStarted } : {}),
+        ...(request.kind !== "continue" && request.onStarted ? { onStarted: request.onStarted } : {}),
+        ...(this.checkpoints ? { checkpoints: this.checkpoints } : {}),
       });
     }
     if (request.kind === "restore") throw new LoopInputError("Only an agent with a sessionStore can restore a run");

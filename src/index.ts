@@ -13,12 +13,15 @@ export { defaultConvertToLlm } from "./agent/agent-input.js";
 export type { AgentListener, AgentOptions, AgentThinkingBudgets, AgentTransport } from "./agent/agent-options.js";
 export { UNKNOWN_MODEL, type AgentInitialState, type AgentState, type AgentTools } from "./agent/agent-state.js";
 export { DEFAULT_QUEUE_MODE, type QueueMode } from "./agent/message-queue.js";
+export { forkSession, type ForkedSession, type ForkOptions } from "./agent/fork-session.js";
 export { EventStream, type EventStreamOptions } from "./event-stream.js";
 export { LoopInputError } from "./errors/loop-input-error.js";
 export {
   AgentBusyError,
   ApprovalError,
+  CheckpointNotFoundError,
   InvalidToolDefinitionError,
+  SessionExistsError,
   SessionBusyError,
   SessionFileError,
   SessionLeaseLostError,

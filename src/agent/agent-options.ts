@@ -4,6 +4,7 @@
  * `prepareNextTurnWithContext`) and loopchart's `maxTurns`.
  */
 import type { SessionStore } from "../sessions/session-store.js";
+import type { CheckpointPolicy } from "../sessions/session-checkpoint.js";
 import type {
   AgentEvent,
   AgentLoopConfig,
@@ -98,4 +99,11 @@ export interface AgentOptions {
   sessionStore?: SessionStore;
   /** loopchart: the caller's JSON data kept on the session record (e.g. how to rebuild the tools). */
   sessionMeta?: Record<string, unknown>;
+  /**
+   * loopchart: which snapshots the durable session keeps besides the latest:
+   * `"turns"` (default) a checkpoint at every turn boundary and approval wait, so
+   * `Agent.fork` can branch from any of them; `"latest"` only the latest (the smallest
+   * store). A resumed session keeps the policy its record names unless this is given.
+   */
+  checkpoints?: CheckpointPolicy;
 }

@@ -26,6 +26,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   approve: async () => (await import("./session-commands.js")).approveCommand,
   reject: async () => (await import("./session-commands.js")).rejectCommand,
   sessions: async () => (await import("./session-commands.js")).sessionsCommand,
+  fork: async () => (await import("./fork-command.js")).forkCommand,
   recover: async () => (await import("./dbos-commands.js")).recoverCommand,
   mcp: async () => (await import("./mcp-command.js")).mcpCommand,
 };

@@ -9,7 +9,12 @@ export const EXIT_CODES = {
    * `--setup` module that fails to load (one line), or a bug ("unexpected failure" and a stack).
    */
   error: 1,
-  /** The command line was wrong (unknown option, missing prompt, no model), or needs an optional dependency that is not installed. */
+  /**
+   * The command line was wrong (unknown option, missing prompt, no model), or needs an optional
+   * dependency that is not installed; also what it names is not there: `resume`/`fork` of an
+   * unknown session, `fork --at` a checkpoint the session lacks (or a session without
+   * checkpoints: written before they were kept, or with `--checkpoints latest`), a fork into a taken id.
+   */
   usage: 2,
   /** The run hit `--max-turns`. */
   maxTurns: 3,

@@ -7,7 +7,8 @@ Usage:
   loopchart run [options] "<prompt>"   run one prompt with tools in a directory (--remote: on a DBOS worker)
                                        (--session <id>: store it as a durable session)
   loopchart resume <id>                continue a session whose process died mid-run
-  loopchart sessions                   list the stored sessions (id, state, turns, last activity)
+  loopchart sessions                   list the stored sessions (id, state, turns, last activity; --tree: forks under their parents)
+  loopchart fork <id> --at <turn>      a new session from the end of that turn (--prompt "…" replaces what came after)
   loopchart approve <id> <toolCallId>  approve a call a session waits on (--always), and go on
   loopchart reject <id> <toolCallId>   reject it (--reason "…"), and go on
   loopchart demo [options]             offline demo: the scripted model in a fresh temp workspace
@@ -96,6 +97,8 @@ Options:
                                prompt after its transcript.  e.g. --session fix-tests
       --store <dir | sqlite:<file>>  Where sessions live (with --session). Default: .loopchart/sessions/
                                in the current directory.  e.g. --store sqlite:.loopchart/sessions.db
+      --checkpoints <policy>   With --session: turns (default) keeps a checkpoint at every turn's end and
+                               approval wait, for loopchart fork; latest keeps only the latest snapshot.
       --needs-approval <list>  Tools whose every call waits for a decision: asked y/n/always on a
                                terminal; without one the run exits with code 4 (the session, if any,
                                waits for loopchart approve|reject).  e.g. --needs-approval bash,write
@@ -202,7 +205,8 @@ that cannot be read is listed as "broken" (the reason goes to stderr); the exit 
 
 Options:
       --store <dir | sqlite:<file>>  Where sessions live. Default: .loopchart/sessions/
-      --json           One JSON object per session instead.
+      --tree           Show each fork under the session it was forked from, with its fork point.
+      --json           One JSON object per session instead (a fork's has "forkedFrom").
       --database-url <url>  List DBOS runs instead (docs/DBOS.md).
   -h, --help           Show this help.
 `;
@@ -245,4 +249,36 @@ Options:
   -h, --help           Show this help.
 
 Exit codes: as loopchart run (4: waiting for approval again).
+`;
+
+/** `loopchart fork --help`. */
+export const FORK_HELP = `Usage: loopchart fork [options] <session-id> --at <turn>
+
+Makes a new session from one of a session's checkpoints — the snapshot kept at the end of
+every turn and at every wait for approval (run --session keeps them; loopchart view shows
+them on the timeline) — and continues it here with the model, tools and --cwd the session
+was started with. Turns are counted over the whole session, as loopchart sessions shows them.
+The original session is only read, never changed (it may even be running elsewhere). A fork
+restores the conversation, not the files: what tools changed after the checkpoint stays changed.
+
+Options:
+      --at <turn>      The checkpoint: the end of that turn, e.g. --at 2; or <turn>:<toolCallId>,
+                       turn 3's wait for that call's approval, e.g. --at 3:call_1.
+      --prompt <text>  A new user message after the checkpoint's transcript, replacing what came
+                       after it; a new run answers it. Without it the checkpoint's run goes on (the
+                       next request is made again; a call waiting for approval waits again).
+      --session <id>   The new session's id. Default: <session-id>.at-<turn> (.2, .3… if taken).
+      --store <dir | sqlite:<file>>  Where the sessions live. Default: .loopchart/sessions/
+      --trace <file>   Record the fork's run as JSONL.
+      --json           Print every agent event as one JSON line on stdout instead.
+  -h, --help           Show this help.
+
+Exit codes: as loopchart run; 2 when the session does not exist, has no such checkpoint, has
+no checkpoints at all (written before loopchart kept them, or with --checkpoints latest), or
+the new id is taken.
+
+Examples:
+  loopchart fork fix-tests --at 2 --prompt "Try the other fix."
+  loopchart fork deploy --at 1:call_1 --session deploy-no < /dev/null; loopchart reject deploy-no call_1   # exit 4, then answer
+  loopchart sessions --tree
 `;

@@ -7,6 +7,7 @@ import { parseToolList } from "./resolve-tools.js";
 import { UsageError } from "./usage-error.js";
 import type { ThinkingLevel } from "../types.js";
 import { SESSION_ID_PATTERN } from "../sessions/session-store.js";
+import { CHECKPOINT_POLICIES, type CheckpointPolicy } from "../sessions/session-checkpoint.js";
 
 /** `loopchart run`'s options, validated. */
 export interface RunArgs {
@@ -47,6 +48,8 @@ export interface RunArgs {
   session?: string;
   /** `--store <dir | sqlite:file>`: where sessions live; only with `--session`. */
   store?: string;
+  /** `--checkpoints turns|latest`: which snapshots the session keeps; only with `--session`. */
+  checkpoints?: CheckpointPolicy;
   /** `--needs-approval <list>`: tools whose every call waits for a human decision. */
   needsApproval: string[];
   /** `--tool-env-keep <list>`: provider key variables (`*_API_KEY`) bash commands still get. */
@@ -77,6 +80,7 @@ export const RUN_OPTIONS = {
   json: { type: "boolean" },
   session: { type: "string" },
   store: { type: "string" },
+  checkpoints: { type: "string" },
   "needs-approval": { type: "string" },
   "tool-env-keep": { type: "string" },
   ...MCP_OPTIONS,
@@ -104,6 +108,11 @@ export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs 
   }
   const store = stringValue(values.store, "--store");
   if (store !== undefined && session === undefined) throw new UsageError("--store only applies with --session <id>, e.g. --session fix-tests --store sqlite:sessions.db.");
+  const checkpoints = stringValue(values.checkpoints, "--checkpoints");
+  if (checkpoints !== undefined && session === undefined) throw new UsageError("--checkpoints only applies with --session <id>, e.g. --session fix-tests --checkpoints latest.");
+  if (checkpoints !== undefined && !CHECKPOINT_POLICIES.includes(checkpoints as CheckpointPolicy)) {
+    throw new UsageError(`--checkpoints expects ${CHECKPOINT_POLICIES.join(" or ")} (turns: one per turn and approval wait, for loopchart fork; latest: only the latest snapshot); got "${checkpoints}".`);
+  }
   const cwd = resolve(baseDir, typeof values.cwd === "string" ? values.cwd : ".");
   const mcp = mcpArgs(values, baseDir);
   if (!help) checkDirectory(cwd);
@@ -131,6 +140,7 @@ export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs 
     toolEnvKeep: typeof values["tool-env-keep"] === "string" ? values["tool-env-keep"].split(",").map((name) => name.trim()).filter((name) => name !== "") : [],
     ...(session === undefined ? {} : { session }),
     ...(store === undefined ? {} : { store }),
+    ...(checkpoints === undefined ? {} : { checkpoints: checkpoints as CheckpointPolicy }),
     ...(mcp === undefined ? {} : { mcp }),
   };
 }

@@ -78,7 +78,8 @@ async function runWithTools(
         ...runPolicies(parsed),
       };
       const durable = await prepareRunSession(store, parsed.session as string, meta, io, parsed.store);
-      return finishRun(await startRun(parsed, args, io, prompt, resolved, tools, durable, prepareNextTurn), parsed, io);
+      const withPolicy = parsed.checkpoints === undefined ? durable : { ...durable, checkpoints: parsed.checkpoints };
+      return finishRun(await startRun(parsed, args, io, prompt, resolved, tools, withPolicy, prepareNextTurn), parsed, io);
     });
   } finally {
     await store.close();

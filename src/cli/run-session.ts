@@ -5,6 +5,8 @@ import { askApproval, canAsk, pendingApprovalNote, type ApprovalDecision, type A
 import type { AgentContext, AgentEvent, AgentLoopConfig, AgentMessage, AgentTool, ExitReason, Message, Model, StreamFn, ThinkingLevel } from "../types.js";
 import { EventStream } from "../event-stream.js";
 import { runDurably } from "../sessions/durable-run.js";
+import { storeSpecOf } from "../sessions/open-session-store.js";
+import type { CheckpointPolicy } from "../sessions/session-checkpoint.js";
 import type { SessionRecord, SessionStore } from "../sessions/session-store.js";
 import type { SessionRecorder } from "../sessions/session-recorder.js";
 import type { CliIo } from "./cli-io.js";
@@ -43,6 +45,8 @@ export interface DurableSessionOptions {
   turnsSoFar?: number;
   /** Turns of the session's earlier runs, so the final line also gives the session's total (as `loopchart sessions`). */
   earlierTurns?: number;
+  /** `--checkpoints`: which snapshots the session keeps (default: what its record says, else one per turn). */
+  checkpoints?: CheckpointPolicy;
 }
 
 /** Options of {@link runSession}. */
@@ -365,6 +369,7 @@ function startDurable(
     streamFn: run.streamFn,
     agent: { systemPrompt: run.systemPrompt, model: run.model, thinkingLevel: run.config.thinkingLevel ?? "off" },
     meta: durable.meta,
+    ...(durable.checkpoints ? { checkpoints: durable.checkpoints } : {}),
     onActor: run.onActor,
     onRecorder: run.onRecorder,
     onStarted: run.onStarted,
@@ -395,6 +400,7 @@ async function openTrace(options: SessionOptions, redactor: ReturnType<typeof cr
         argv: options.argv.map((arg) => redactor.text(arg)),
         tools: options.tools.map((tool) => tool.name),
         ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
+        ...(options.durable ? { session: { id: options.durable.id, store: storeSpecOf(options.durable.store), turnsBefore: options.durable.earlierTurns ?? 0 } } : {}),
       },
     });
   } catch (error) {

@@ -20,6 +20,13 @@ export const DEFAULT_MAX_RUN_BYTES = 64 * 1024 * 1024;
 /** Default cap of all runs: 256 MiB of record JSON. */
 export const DEFAULT_MAX_TOTAL_BYTES = 256 * 1024 * 1024;
 
+/** The durable session a recorded run was stored in (its trace header's `session`). */
+export interface RunSessionInfo {
+  id: string;
+  store: string;
+  turnsBefore: number;
+}
+
 /** One run as the store holds it. */
 export interface StoredRun {
   readonly id: string;
@@ -30,6 +37,8 @@ export interface StoredRun {
   readonly prompt?: string;
   /** Time of the first record (ms since the epoch). */
   readonly startedAt?: number;
+  /** The durable session it was stored in, when its trace says so. */
+  readonly session?: RunSessionInfo;
   /** How many of the run's oldest records were dropped: the first held record has this index. */
   readonly dropped: number;
   /** Index one past the last record (held or dropped). */
@@ -68,10 +77,10 @@ export class RunStore {
   }
 
   /** The run with this id, created (empty) when new; `created` says which. */
-  ensure(id: string, label: string, kind: StoredRun["kind"] = "live"): { run: StoredRun; created: boolean } {
+  ensure(id: string, label: string, kind: StoredRun["kind"] = "live", session?: RunSessionInfo): { run: StoredRun; created: boolean } {
     const existing = this.runs.get(id);
     if (existing) return { run: existing, created: false };
-    const run: Slot = { id, label, kind, dropped: 0, end: 0, bytes: 0, texts: [], sizes: [], seqs: [], head: 0 };
+    const run: Slot = { id, label, kind, ...(session ? { session } : {}), dropped: 0, end: 0, bytes: 0, texts: [], sizes: [], seqs: [], head: 0 };
     this.runs.set(id, run);
     return { run, created: true };
   }
@@ -87,13 +96,14 @@ export class RunStore {
   }
 
   /** Each run's id, label, kind, name (first prompt, start time) and how many of its records were dropped. */
-  listing(): { id: string; label: string; kind: StoredRun["kind"]; prompt?: string; startedAt?: number; dropped: number }[] {
-    return [...this.runs.values()].map(({ id, label, kind, prompt, startedAt, dropped }) => ({
+  listing(): { id: string; label: string; kind: StoredRun["kind"]; prompt?: string; startedAt?: number; session?: RunSessionInfo; dropped: number }[] {
+    return [...this.runs.values()].map(({ id, label, kind, prompt, startedAt, session, dropped }) => ({
       id,
       label,
       kind,
       ...(prompt === undefined ? {} : { prompt }),
       ...(startedAt === undefined ? {} : { startedAt }),
+      ...(session === undefined ? {} : { session }),
       dropped,
     }));
   }

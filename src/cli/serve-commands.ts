@@ -95,7 +95,7 @@ export async function viewCommand(args: readonly string[], io: CliIo): Promise<n
   }
   const server = await listen("view", { port: portOf(typeof values.port === "string" ? values.port : undefined), host: typeof values.host === "string" ? values.host : DEFAULT_VIEWER_HOST }, io);
   if (!server) return EXIT_CODES.usage;
-  server.addRun(path, trace.records);
+  server.addRun(path, trace.records, trace.header.session ? { session: trace.header.session } : {});
   io.stdout.write(`Viewer: ${server.url}\n`);
   if (values["no-open"] !== true) openUrl(server.url, (message) => io.stderr.write(`loopchart view: ${message}\n`));
   return untilInterrupted(server, io);

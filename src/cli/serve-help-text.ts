@@ -4,7 +4,9 @@
 export const VIEW_HELP = `Usage: loopchart view [options] <trace.jsonl>
 
 Serves a trace written by --trace in the offline run viewer (statechart, timeline, events)
-and opens it in the browser. Runs until Ctrl-C.
+and opens it in the browser. Runs until Ctrl-C. The timeline marks where a --session run
+kept its checkpoints (each turn's end, each wait for approval); click one for the
+loopchart fork command that starts a new session there.
 
 Options:
       --port <n>       Port to listen on (0-65535). Default: any free port.  e.g. --port 4242

@@ -17,6 +17,7 @@ import { APPROVE_HELP, REJECT_HELP, RESUME_HELP, SESSIONS_HELP } from "./help-te
 import type { ApprovalDecision } from "./approval-prompt.js";
 import { awaitingCalls, type PersistedLoop } from "../sessions/session-recorder.js";
 import { formatTable } from "./format-table.js";
+import { sessionTree } from "./session-tree.js";
 import { parseOptions } from "./parse-options.js";
 import { PRIVATE_DIRECTORY_MODE, prepareOutputPath } from "./prepare-output-path.js";
 import { resolveModel } from "./resolve-model.js";
@@ -135,8 +136,12 @@ export async function resumeCommand(args: readonly string[], io: CliIo): Promise
   }
 }
 
-/** Restores a stored session's unfinished run in this process (sending `decisions` once it started) and renders it to the end. */
-async function continueStored(options: {
+/**
+ * Restores a stored session's unfinished run in this process (sending `decisions` once
+ * it started) and renders it to the end; with `prompt`, runs that prompt after the
+ * session's transcript instead (a fork's new message).
+ */
+export async function continueStored(options: {
   io: CliIo;
   store: SessionStore;
   stored: StoredSession;
@@ -144,6 +149,7 @@ async function continueStored(options: {
   values: Record<string, string | boolean | undefined>;
   argv: string[];
   decisions?: ApprovalDecision[];
+  prompt?: string;
 }): Promise<number> {
   const { io, stored, id, values } = options;
   const meta = readCliMeta(stored.record.meta, id);
@@ -174,10 +180,11 @@ async function restoreRun(
   // The turns the run had when it was saved: the rest of the session's turns came before it.
   const runTurns = (stored.record.snapshot as { context?: { turn?: number } } | undefined)?.context?.turn ?? 0;
   const { runSession } = await import("./run-session.js");
+  const restore = options.prompt === undefined;
   const outcome = await runSession({
     ...(prepareNextTurn ? { prepareNextTurn } : {}),
     io,
-    prompt: "",
+    prompt: options.prompt ?? "",
     resolved,
     tools,
     cwd: meta.cwd,
@@ -193,13 +200,13 @@ async function restoreRun(
     durable: {
       store,
       id,
-      restore: true,
+      restore,
       messages: sessionTranscript(stored),
       meta: { ...meta },
       storeArgs: typeof values.store === "string" ? ` --store ${values.store}` : "",
       ...(options.decisions ? { decisions: options.decisions } : {}),
-      turnsSoFar: runTurns,
-      earlierTurns: stored.record.turns - runTurns,
+      ...(restore ? { turnsSoFar: runTurns } : {}),
+      earlierTurns: restore ? stored.record.turns - runTurns : stored.record.turns,
     },
   });
   return outcome.exitCode;
@@ -275,7 +282,7 @@ export async function sessionsCommand(args: readonly string[], io: CliIo): Promi
   if (args.some((arg) => arg === "--database-url" || arg.startsWith("--database-url="))) {
     return (await import("./dbos-commands.js")).sessionsCommand(args, io);
   }
-  const { values, positionals } = parseOptions(args, { store: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } }, "loopchart sessions --help");
+  const { values, positionals } = parseOptions(args, { store: { type: "string" }, json: { type: "boolean" }, tree: { type: "boolean" }, help: { type: "boolean", short: "h" } }, "loopchart sessions --help");
   if (values.help === true) {
     io.stdout.write(SESSIONS_HELP);
     return EXIT_CODES.ok;
@@ -293,7 +300,9 @@ export async function sessionsCommand(args: readonly string[], io: CliIo): Promi
         io.stderr.write(`No sessions in ${store.location}. Start one with ${io.invokedAs} run --session <id> "<prompt>".\n`);
         return EXIT_CODES.ok;
       }
-      const rows = [["ID", "STATE", "TURNS", "LAST ACTIVITY"], ...sessions.map((session) => [session.id, session.state, session.state === "broken" ? "-" : String(session.turns), session.updatedAt || "-"])];
+      // --tree: each fork under the session it came from, named with its fork point.
+      const lines = values.tree === true ? sessionTree(sessions) : sessions.map((session) => ({ session, label: session.id }));
+      const rows = [["ID", "STATE", "TURNS", "LAST ACTIVITY"], ...lines.map(({ session, label }) => [label, session.state, session.state === "broken" ? "-" : String(session.turns), session.updatedAt || "-"])];
       io.stdout.write(formatTable(rows));
       // A broken session is listed, not fatal: the others stay usable.
       for (const session of sessions) if (session.problem !== undefined) io.stderr.write(`loopchart: session "${session.id}" cannot be read: ${session.problem}\n`);

@@ -23,6 +23,12 @@ export interface TraceHeader {
   tools?: string[];
   /** Turn limit, when one was set. */
   maxTurns?: number;
+  /**
+   * The durable session the run is stored in (`--session`), so a viewer can offer its
+   * checkpoints: its id, its store as `--store` takes it (absolute), and the session's
+   * turns before this run's first (a turn of the run is `turnsBefore` + the loop's `turn`).
+   */
+  session?: { id: string; store: string; turnsBefore: number };
 }
 
 /** One agent event and the wall-clock time (ms since the epoch) the recorder received it. */

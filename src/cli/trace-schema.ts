@@ -29,6 +29,7 @@ export const traceHeaderSchema = z.object({
   argv: z.array(z.string()).optional(),
   tools: z.array(z.string()).optional(),
   maxTurns: z.number().optional(),
+  session: z.object({ id: z.string(), store: z.string(), turnsBefore: z.number() }).optional(),
 });
 
 const message = z.looseObject({ role: z.string() });

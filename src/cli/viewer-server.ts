@@ -15,6 +15,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import { promptOfRecord } from "../inspection/run-summary.js";
+import type { RunSessionInfo } from "./run-store.js";
 import { placeInspectorMessage, type RunRecord } from "./inspector-messages.js";
 import { DEFAULT_MAX_RUN_BYTES, DEFAULT_MAX_TOTAL_BYTES, RunStore } from "./run-store.js";
 import { createToken, hostNamesServer, originAllowed, tokenCookie, tokenOf, type BoundAddress } from "./viewer-access.js";
@@ -49,8 +50,8 @@ export interface ViewerServer {
   origin: string;
   /** The random token every request must carry (`?token=`, or the cookie the page gets). */
   token: string;
-  /** Adds a recorded run. */
-  addRun(label: string, records: RunRecord[]): void;
+  /** Adds a recorded run; `session` (its trace header's) lets the page print fork commands for its checkpoints. */
+  addRun(label: string, records: RunRecord[], options?: { session?: RunSessionInfo }): void;
   /** How many live inspectors (not viewer pages) have connected so far. */
   inspectorConnections(): number;
   /** Bytes of record JSON held by all runs (at most `maxTotalBytes`). */
@@ -102,8 +103,8 @@ export async function startViewerServer(options: ViewerServerOptions = {}): Prom
     const text = JSON.stringify(message);
     for (const socket of viewers.keys()) sendTo(socket, text);
   };
-  const runFor = (id: string, label: string, kind: "recorded" | "live" = "live") => {
-    const { created } = store.ensure(id, label, kind);
+  const runFor = (id: string, label: string, kind: "recorded" | "live" = "live", session?: RunSessionInfo) => {
+    const { created } = store.ensure(id, label, kind, session);
     if (created) broadcast({ runs: store.listing() });
     return id;
   };
@@ -251,9 +252,9 @@ export async function startViewerServer(options: ViewerServerOptions = {}): Prom
     inspectUrl: `ws://${hostText}:${address.port}/?token=${token}`,
     origin,
     token,
-    addRun(label, records) {
+    addRun(label, records, options = {}) {
       traces += 1;
-      const id = runFor(`trace-${traces}`, label, "recorded");
+      const id = runFor(`trace-${traces}`, label, "recorded", options.session);
       for (const record of records) append(id, record);
     },
     inspectorConnections: () => connections,

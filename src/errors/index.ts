@@ -12,3 +12,5 @@ export { ApprovalError } from "./approval-error.js";
 export { MissingDependencyError } from "./missing-dependency-error.js";
 export { SessionBusyError } from "./session-busy-error.js";
 export { SessionLeaseLostError } from "./session-lease-lost-error.js";
+export { CheckpointNotFoundError } from "./checkpoint-not-found-error.js";
+export { SessionExistsError } from "./session-exists-error.js";

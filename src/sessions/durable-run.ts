@@ -9,7 +9,8 @@ import { LoopInputError } from "../errors/loop-input-error.js";
 import { InterruptedByRestartError } from "../dbos/durable-tools.js";
 import { replayOf } from "../dbos/replay-policy.js";
 import type { AgentContext, AgentEventSink, AgentLoopConfig, AgentMessage, AgentTool, StreamFn } from "../types.js";
-import { SessionRecorder } from "./session-recorder.js";
+import { SessionRecorder, type PersistedLoop } from "./session-recorder.js";
+import { DEFAULT_CHECKPOINT_POLICY, type CheckpointPolicy } from "./session-checkpoint.js";
 import { describeTakeover } from "./session-lease.js";
 import { SESSION_FORMAT, SESSION_FORMAT_VERSION, type SessionAgentSettings, type SessionRecord, type SessionStore, type StoredSession } from "./session-store.js";
 
@@ -36,6 +37,8 @@ export interface DurableRunOptions {
   onSaved?: (record: SessionRecord) => void;
   /** Receives the run's recorder before the loop starts (to `suspend()` it on SIGTERM). */
   onRecorder?: (recorder: SessionRecorder) => void;
+  /** Which snapshots the session keeps. Default: what its record says, else {@link DEFAULT_CHECKPOINT_POLICY}. */
+  checkpoints?: CheckpointPolicy;
 }
 
 /**
@@ -85,11 +88,15 @@ async function runOwned(options: DurableRunOptions): Promise<AgentMessage[]> {
   };
   const run = restoring ? base.runs : base.runs + 1;
   const snapshotTurn = (snapshot as { context?: { turn?: number } } | undefined)?.context?.turn ?? 0;
+  const checkpoints = options.checkpoints ?? base.checkpoints ?? DEFAULT_CHECKPOINT_POLICY;
   const recorder = new SessionRecorder({
     store,
     sessionId,
     base: { ...base, agent: options.agent, ...(options.meta ? { meta: options.meta } : {}) },
     logged,
+    log: stored?.messages ?? [],
+    checkpoints,
+    ...(snapshot ? { restoredFrom: snapshot as PersistedLoop } : {}),
     run,
     turnsBefore: restoring ? base.turns - snapshotTurn : base.turns,
     startedBefore: new Set((stored?.startedCalls ?? []).filter((key) => key.startsWith(`${run}:`))),

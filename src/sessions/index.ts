@@ -6,6 +6,7 @@ export {
   SESSION_ID_PATTERN,
   SUPPORTED_SESSION_VERSIONS,
   type SessionAgentSettings,
+  type SessionForkOrigin,
   type SessionRecord,
   type SessionSave,
   type SessionState,
@@ -23,3 +24,11 @@ export type { SqliteSessionStoreOptions } from "./sqlite-session-store.js";
 export type { SessionFileHandle, SessionFileSystem } from "./durable-files.js";
 export type { RecordRedactor } from "./record-redactor.js";
 export type { OpenSessionStoreOptions } from "./open-session-store.js";
+export {
+  CHECKPOINT_POLICIES,
+  checkpointLabel,
+  checkpointMessages,
+  DEFAULT_CHECKPOINT_POLICY,
+  type CheckpointPolicy,
+  type SessionCheckpoint,
+} from "./session-checkpoint.js";

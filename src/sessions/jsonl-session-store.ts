@@ -6,6 +6,7 @@
  *   <dir>/<id>/session.json    the record, replaced atomically (write all, fsync, rename, fsync dir)
  *   <dir>/<id>/messages.jsonl  the message log, appended: {"i": n, "message": {...}} per line
  *   <dir>/<id>/calls.jsonl     started calls, appended: {"call": "<run>:<turn>:<toolCallId>"} per line
+ *   <dir>/<id>/checkpoints.jsonl  checkpoints (session-checkpoint.ts), appended after the messages they refer to
  *   <dir>/<id>/owner.lock      the lease of the process running the session (session-lock-file.ts)
  */
 import { join, resolve } from "node:path";
@@ -20,11 +21,13 @@ import { DEFAULT_LEASE_TIMING, staleReason, type LeaseTiming, type SessionLease 
 import { LOCK_FILE, readLock, SessionLockFile } from "./session-lock-file.js";
 import { assertSessionId, type SessionSave, type SessionStore, type SessionSummary, type StoredSession } from "./session-store.js";
 import { transcriptLength } from "./session-transcript.js";
+import { isStoredCheckpoint, loadedCheckpoint, type SessionCheckpoint } from "./session-checkpoint.js";
 import { SessionBusyError } from "../errors/session-busy-error.js";
 
 const RECORD_FILE = "session.json";
 const MESSAGES_FILE = "messages.jsonl";
 const CALLS_FILE = "calls.jsonl";
+const CHECKPOINTS_FILE = "checkpoints.jsonl";
 
 /** Options of {@link JsonlSessionStore}. */
 export interface JsonlSessionStoreOptions {
@@ -134,6 +137,33 @@ export class JsonlSessionStore implements SessionStore {
       const { size } = await this.fs.stat(path);
       this.logLengths.set(id, { size, count: logged + save.messages.length });
     }
+    if (save.checkpoints !== undefined && save.checkpoints.length > 0) {
+      // After the messages: a checkpoint never refers to messages the log does not hold yet.
+      const path = join(dir, CHECKPOINTS_FILE);
+      await this.fence(id);
+      await repairTornTail(this.fs, path);
+      await appendAll(this.fs, path, save.checkpoints.map((checkpoint) => `${this.redactor.json(JSON.stringify(checkpoint))}\n`).join(""));
+    }
+  }
+
+  async loadCheckpoints(id: string): Promise<SessionCheckpoint[]> {
+    const dir = this.dir(id);
+    const path = join(dir, CHECKPOINTS_FILE);
+    const lines = await readJsonl(this.fs, path);
+    if (lines.lines.length === 0) return [];
+    // Read after the checkpoints: every checkpoint read refers to messages the log held before it was appended.
+    const messagesPath = join(dir, MESSAGES_FILE);
+    const log = (await readJsonl(this.fs, messagesPath)).lines.map((line, index) =>
+      checkLogEntry(parseStoredJson(line, { path: messagesPath, line: index + 1 }), index, { path: messagesPath, line: index + 1 }),
+    );
+    const checkpoints: SessionCheckpoint[] = [];
+    lines.lines.forEach((line, index) => {
+      const parsed = parseStoredJson(line, { path, line: index + 1 });
+      if (!isStoredCheckpoint(parsed)) throw new SessionFileError({ path, line: index + 1, problem: "not a checkpoint (kind, turn, run, sessionTurns, at, state, agent, snapshot)" });
+      const checkpoint = loadedCheckpoint(parsed, log);
+      if (checkpoint) checkpoints.push(checkpoint);
+    });
+    return checkpoints;
   }
 
   async recordCallStart(id: string, key: string): Promise<void> {
@@ -161,7 +191,7 @@ export class JsonlSessionStore implements SessionStore {
       if (text === undefined) continue;
       try {
         const record = checkRecord(parseStoredJson(text, { path: recordPath }), { path: recordPath }, name);
-        summaries.push({ id: record.id, state: record.state, turns: record.turns, updatedAt: record.updatedAt });
+        summaries.push({ id: record.id, state: record.state, turns: record.turns, updatedAt: record.updatedAt, ...(record.forkedFrom ? { forkedFrom: record.forkedFrom } : {}) });
       } catch (error) {
         summaries.push({ id: name, state: "broken", turns: 0, updatedAt: "", problem: (error as Error).message });
       }

@@ -40,3 +40,8 @@ export async function openSessionStore(spec: string, cwd: string = process.cwd()
   if (spec.trim() === "") throw new TypeError('A store spec is a directory or "sqlite:<file>", not an empty string.');
   return new JsonlSessionStore(resolve(cwd, spec), { ...(options.redactor ? { redactor: options.redactor } : {}), ...(options.warn ? { warn: options.warn } : {}) });
 }
+
+/** The spec `openSessionStore` opens `store` from, with an absolute path: its directory, or `sqlite:<file>`. */
+export function storeSpecOf(store: SessionStore): string {
+  return store instanceof JsonlSessionStore ? store.location : `${SQLITE_STORE_PREFIX}${store.location}`;
+}

@@ -6,6 +6,7 @@ import { SessionFileError } from "../errors/session-file-error.js";
 import { SessionVersionError } from "../errors/session-version-error.js";
 import type { AgentMessage } from "../types.js";
 import { upgradeFlatChartSnapshot } from "../flat-chart-snapshot.js";
+import { CHECKPOINT_POLICIES, type CheckpointPolicy } from "./session-checkpoint.js";
 import { SESSION_FORMAT, SESSION_FORMAT_VERSION, SUPPORTED_SESSION_VERSIONS, type SessionRecord, type SessionState } from "./session-store.js";
 
 const STATES: readonly SessionState[] = ["running", "awaiting approval", "done", "failed"];
@@ -46,6 +47,11 @@ export function checkRecord(value: unknown, where: { path: string; line?: number
     problems.push(`"agent" lacks systemPrompt, model or thinkingLevel`);
   }
   if (value.snapshot !== undefined && !isObject(value.snapshot)) problems.push(`"snapshot" is not an object`);
+  if (value.checkpoints !== undefined && !CHECKPOINT_POLICIES.includes(value.checkpoints as CheckpointPolicy)) problems.push(`"checkpoints" is not one of ${CHECKPOINT_POLICIES.join(", ")}`);
+  const fork = value.forkedFrom;
+  if (fork !== undefined && (!isObject(fork) || typeof fork.session !== "string" || typeof fork.at !== "string" || !Number.isInteger(fork.turn))) {
+    problems.push(`"forkedFrom" lacks session, at or turn`);
+  }
   if (problems.length > 0) throw new SessionFileError({ ...where, problem: `not a readable session record: ${problems.join("; ")}` });
   const record = value as unknown as SessionRecord;
   return record.version === 1 ? { ...record, version: SESSION_FORMAT_VERSION, snapshot: upgradeFlatChartSnapshot(record.snapshot) } : record;

@@ -14,6 +14,8 @@ import type { AgentLoopOutput } from "../../machines/agent-loop.machine.js";
 import { rawInspectionEvent } from "../inspection/raw-inspection-event.js";
 import type { ExitReason } from "../types.js";
 import { compactSnapshot } from "./shared-messages.js";
+import { storedCheckpoint, type CheckpointPolicy, type SessionCheckpoint } from "./session-checkpoint.js";
+import type { AgentMessage } from "../types.js";
 import { callKey, type SessionRecord, type SessionState, type SessionStore } from "./session-store.js";
 
 /** The parts of a persisted loop snapshot the recorder reads. */
@@ -33,6 +35,12 @@ export interface RecorderOptions {
   base: SessionRecord;
   /** Messages the log holds now. */
   logged: number;
+  /** The messages the log holds now (so a checkpoint's transcript is stored as a reference into it). Default: none known. */
+  log?: readonly AgentMessage[];
+  /** Which snapshots to keep besides the latest. Default `"latest"` (none). */
+  checkpoints?: CheckpointPolicy;
+  /** The snapshot the run is restored from, if it is: the checkpoints it already passed are not taken again. */
+  restoredFrom?: PersistedLoop;
   /** This run's number (the record's `runs`). */
   run: number;
   /** Turns of earlier runs of the session. */
@@ -107,6 +115,22 @@ export function blockedOnApproval(snapshot: PersistedLoop): string[] | undefined
   return !busy && waiting.length > 0 ? waiting : undefined;
 }
 
+/**
+ * How many of the run's turns a persisted snapshot shows ended (their `turn_end`
+ * emitted): all it started once it is done or between turns (past `finishingTurn`),
+ * else all but the current one.
+ */
+export function endedTurns(snapshot: PersistedLoop): number {
+  const turn = snapshot.context?.turn ?? 0;
+  if (snapshot.status === "done") return turn;
+  const value = snapshot.value as Record<string, unknown> | string | undefined;
+  if (typeof value === "object" && value !== null && "betweenTurns" in value && value.betweenTurns !== "finishingTurn") return turn;
+  return Math.max(turn - 1, 0);
+}
+
+/** The key of an approval wait: the turn and the ids waiting. */
+const waitKey = (turn: number, waiting: readonly string[]): string => `${turn}:${waiting.join(",")}`;
+
 /** Records one run; give its `inspect` to the loop actor and `callStarting` to the tools. */
 export class SessionRecorder {
   private readonly options: RecorderOptions;
@@ -117,10 +141,22 @@ export class SessionRecorder {
   private logged: number;
   private failure: { error: unknown } | undefined;
   private suspended = false;
+  /** The log's messages as this recorder has written them (kept only while checkpoints are taken). */
+  private readonly log: AgentMessage[];
+  /** Checkpoints taken and not yet written. */
+  private checkpoints: SessionCheckpoint[] = [];
+  /** The last session-wide turn checkpointed, and the last approval wait (turn and waiting ids). */
+  private checkpointedTurn: number;
+  private checkpointedWait: string | undefined;
 
   constructor(options: RecorderOptions) {
     this.options = options;
     this.logged = options.logged;
+    this.log = options.checkpoints === "turns" ? (options.log ?? []).slice() : [];
+    const restored = options.restoredFrom;
+    this.checkpointedTurn = options.turnsBefore + (restored ? endedTurns(restored) : 0);
+    const waiting = restored ? blockedOnApproval(restored) : undefined;
+    this.checkpointedWait = restored && waiting ? waitKey(options.turnsBefore + (restored.context?.turn ?? 0), waiting) : undefined;
   }
 
   /** An XState inspector: finds the loop (the root actor) and schedules a save after each step. */
@@ -178,6 +214,7 @@ export class SessionRecorder {
     const root = this.root;
     if (!root || this.suspended) return;
     const snapshot = root.getPersistedSnapshot() as PersistedLoop;
+    if (this.options.checkpoints === "turns") this.noteCheckpoint(snapshot);
     const queued = this.pending !== undefined;
     this.pending = snapshot;
     if (!queued) {
@@ -186,6 +223,27 @@ export class SessionRecorder {
         this.pending = undefined;
         return this.write(next);
       }).catch(() => {});
+    }
+  }
+
+  /**
+   * Takes `snapshot` as a checkpoint when it is the first to show a turn ended (it is
+   * captured on the microtask after `turn_end`, before any work of the next turn) or a
+   * new wait for approval with nothing else running.
+   */
+  private noteCheckpoint(snapshot: PersistedLoop): void {
+    const { turnsBefore, run, base } = this.options;
+    const started = turnsBefore + (snapshot.context?.turn ?? 0);
+    const common = () => ({ run, sessionTurns: started, at: new Date().toISOString(), state: sessionStateOf(snapshot), agent: base.agent, snapshot });
+    const ended = turnsBefore + endedTurns(snapshot);
+    if (ended > this.checkpointedTurn) {
+      this.checkpointedTurn = ended;
+      this.checkpoints.push({ kind: "turn", turn: ended, ...common() });
+    }
+    const waiting = blockedOnApproval(snapshot);
+    if (waiting && waitKey(started, waiting) !== this.checkpointedWait) {
+      this.checkpointedWait = waitKey(started, waiting);
+      this.checkpoints.push({ kind: "approval", turn: started, awaiting: waiting, ...common() });
     }
   }
 
@@ -213,10 +271,22 @@ export class SessionRecorder {
       turns: turnsBefore + (snapshot.context?.turn ?? 0),
       ...(exitReason === undefined ? {} : { exitReason }),
       ...(errorMessage === undefined ? {} : { errorMessage }),
+      ...(this.options.checkpoints ? { checkpoints: this.options.checkpoints } : {}),
       snapshot: compactSnapshot(snapshot),
     };
-    await store.save(sessionId, { record, firstIndex: this.logged, messages: added });
+    const taken = this.checkpoints;
+    this.checkpoints = [];
+    // What the log holds once this save is written: each checkpoint's transcript is a reference into it where it can be.
+    const log = taken.length > 0 && added.length > 0 ? this.log.concat(added) : this.log;
+    const checkpoints = taken.map((checkpoint) => storedCheckpoint(checkpoint, log));
+    try {
+      await store.save(sessionId, { record, firstIndex: this.logged, messages: added, ...(checkpoints.length > 0 ? { checkpoints } : {}) });
+    } catch (error) {
+      this.checkpoints = taken.concat(this.checkpoints);
+      throw error;
+    }
     this.logged += added.length;
+    if (this.options.checkpoints === "turns") for (const message of added) this.log.push(message);
     this.options.onSaved?.(record);
   }
 }

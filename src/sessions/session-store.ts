@@ -6,6 +6,7 @@
  */
 import type { AgentMessage, ExitReason, Model, ThinkingLevel } from "../types.js";
 import type { SessionLease } from "./session-lease.js";
+import type { CheckpointPolicy, SessionCheckpoint } from "./session-checkpoint.js";
 
 /**
  * The session format this loopchart writes: 2 since the loop chart became
@@ -52,6 +53,26 @@ export interface SessionRecord {
   snapshot?: unknown;
   /** The caller's own JSON data (the CLI keeps the model spec, tools and cwd of `run` here). */
   meta?: Record<string, unknown>;
+  /**
+   * Which snapshots the session keeps besides the latest (see `CheckpointPolicy`).
+   * Absent on records written before checkpoints existed: such a session has none.
+   */
+  checkpoints?: CheckpointPolicy;
+  /** Set on a session made by a fork: the session and checkpoint it was forked from. */
+  forkedFrom?: SessionForkOrigin;
+}
+
+/** Where a forked session came from. */
+export interface SessionForkOrigin {
+  /** The parent session's id. */
+  session: string;
+  /** The checkpoint's label: `2` (after turn 2) or `3:call_1` (an approval wait). */
+  at: string;
+  kind: SessionCheckpoint["kind"];
+  /** The session-wide turn of the checkpoint. */
+  turn: number;
+  /** ISO time the fork was made. */
+  forkedAt: string;
 }
 
 /** A session as loaded: its record, its message log, and the calls whose tools were started. */
@@ -73,6 +94,8 @@ export interface SessionSummary {
   turns: number;
   /** ISO timestamp of the last save. */
   updatedAt: string;
+  /** The parent session and checkpoint, for a session made by a fork (`loopchart sessions --tree`). */
+  forkedFrom?: SessionForkOrigin;
 }
 
 /** One save: the new record, and the messages to append to the log from index `firstIndex` on. */
@@ -81,6 +104,12 @@ export interface SessionSave {
   /** The log's length before this save; a store refuses a save whose `firstIndex` is not its log's length. */
   firstIndex: number;
   messages: AgentMessage[];
+  /**
+   * Checkpoints to append to the session's checkpoint log after the messages, in their
+   * stored form (`storedCheckpoint`: a transcript that is a prefix of the log is a
+   * reference into it). A store without a checkpoint log ignores them.
+   */
+  checkpoints?: SessionCheckpoint[];
 }
 
 /**
@@ -112,6 +141,14 @@ export interface SessionStore {
   recordCallStart(id: string, key: string): Promise<void>;
   /** Every session, most recently active first; one whose record cannot be read is listed as "broken" with its problem. */
   list(): Promise<SessionSummary[]>;
+  /**
+   * The session's checkpoints in the order taken, their transcripts resolved from the
+   * message log; [] when it has none (or no session of that id). Never writes and takes
+   * no lease: another process may be running the session. Throws `SessionFileError` for
+   * a damaged entry (a torn last one is dropped). Optional: a store without it keeps no
+   * checkpoints, and its sessions cannot be forked.
+   */
+  loadCheckpoints?(id: string): Promise<SessionCheckpoint[]>;
   /**
    * Takes the session's lease: this process becomes its one owner until `release()`
    * (or `close()`). Throws `SessionBusyError` when a live process holds it; a dead

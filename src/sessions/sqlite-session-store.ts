@@ -15,6 +15,7 @@ import { SESSION_DIRECTORY_MODE, SESSION_FILE_MODE } from "./durable-files.js";
 import { defaultRecordRedactor, type RecordRedactor } from "./record-redactor.js";
 import { checkLogEntry, checkRecord, parseStoredJson } from "./session-record.js";
 import { expandSnapshot } from "./shared-messages.js";
+import { isStoredCheckpoint, loadedCheckpoint, type SessionCheckpoint } from "./session-checkpoint.js";
 import { asHolder, DEFAULT_LEASE_TIMING, forgetHolder, newHolder, staleReason, type LeaseHolder, type LeaseTiming, type SessionLease } from "./session-lease.js";
 import {
   assertSessionId,
@@ -56,6 +57,9 @@ CREATE TABLE loopchart_calls (seq INTEGER PRIMARY KEY AUTOINCREMENT, session TEX
 
 /** The lease table: created when a lease is first taken (so databases of earlier versions gain it then). */
 const LEASE_SCHEMA = `CREATE TABLE IF NOT EXISTS loopchart_leases (session TEXT PRIMARY KEY, token TEXT NOT NULL, holder TEXT NOT NULL)`;
+
+/** The checkpoint log: created with the first checkpoint saved (so databases of earlier versions gain it then). */
+const CHECKPOINT_SCHEMA = `CREATE TABLE IF NOT EXISTS loopchart_checkpoints (seq INTEGER PRIMARY KEY AUTOINCREMENT, session TEXT NOT NULL, checkpoint TEXT NOT NULL)`;
 
 /** How long a write waits for another process's transaction on the database before failing. */
 export const SQLITE_BUSY_TIMEOUT_MS = 10_000;
@@ -260,6 +264,8 @@ export class SqliteSessionStore implements SessionStore {
 
   async save(id: string, save: SessionSave): Promise<void> {
     assertSessionId(id);
+    const checkpoints = save.checkpoints ?? [];
+    if (checkpoints.length > 0) this.guard(() => this.db.exec(CHECKPOINT_SCHEMA));
     this.guard(() =>
       this.db.transaction(() => {
         this.fence(id);
@@ -270,7 +276,35 @@ export class SqliteSessionStore implements SessionStore {
           .run(id, save.record.updatedAt, this.redactor.json(JSON.stringify(save.record)));
         const insert = this.db.prepare("INSERT INTO loopchart_messages (session, i, message) VALUES (?, ?, ?)");
         save.messages.forEach((message, offset) => insert.run(id, save.firstIndex + offset, this.redactor.json(JSON.stringify(message))));
+        const addCheckpoint = checkpoints.length > 0 ? this.db.prepare("INSERT INTO loopchart_checkpoints (session, checkpoint) VALUES (?, ?)") : undefined;
+        for (const checkpoint of checkpoints) addCheckpoint?.run(id, this.redactor.json(JSON.stringify(checkpoint)));
       }).immediate(),
+    );
+  }
+
+  async loadCheckpoints(id: string): Promise<SessionCheckpoint[]> {
+    assertSessionId(id);
+    return this.guard(() =>
+      // One read transaction: the checkpoints and the log they refer to as of one moment.
+      this.db.transaction(() => {
+        const exists = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'loopchart_checkpoints'").get();
+        if (!exists) return [];
+        const rows = this.db.prepare("SELECT seq, checkpoint FROM loopchart_checkpoints WHERE session = ? ORDER BY seq").all(id) as { seq: number; checkpoint: string }[];
+        if (rows.length === 0) return [];
+        const log = (this.db.prepare("SELECT i, message FROM loopchart_messages WHERE session = ? ORDER BY i").all(id) as { i: number; message: string }[]).map((entry, index) => {
+          const at = { path: `${this.location} (session ${id}, message ${entry.i})` };
+          return checkLogEntry({ i: entry.i, message: parseStoredJson(entry.message, at) }, index, at);
+        });
+        const checkpoints: SessionCheckpoint[] = [];
+        for (const row of rows) {
+          const where = { path: `${this.location} (session ${id}, checkpoint ${row.seq})` };
+          const parsed = parseStoredJson(row.checkpoint, where);
+          if (!isStoredCheckpoint(parsed)) throw new SessionFileError({ ...where, problem: "not a checkpoint (kind, turn, run, sessionTurns, at, state, agent, snapshot)" });
+          const checkpoint = loadedCheckpoint(parsed, log);
+          if (checkpoint) checkpoints.push(checkpoint);
+        }
+        return checkpoints;
+      })(),
     );
   }
 
@@ -293,7 +327,7 @@ export class SqliteSessionStore implements SessionStore {
         const where = { path: `${this.location} (session ${row.id})` };
         try {
           const record = checkRecord(parseStoredJson(row.record, where), where, row.id);
-          return { id: record.id, state: record.state, turns: record.turns, updatedAt: record.updatedAt };
+          return { id: record.id, state: record.state, turns: record.turns, updatedAt: record.updatedAt, ...(record.forkedFrom ? { forkedFrom: record.forkedFrom } : {}) };
         } catch (error) {
           if (!(error instanceof SessionFileError || error instanceof SessionVersionError)) throw error;
           return { id: row.id, state: "broken", turns: 0, updatedAt: "", problem: error.message };

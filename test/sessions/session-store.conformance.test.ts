@@ -4,6 +4,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { SessionStore } from "../../src/sessions/session-store.js";
+import { checkpointMessages, storedCheckpoint, type SessionCheckpoint } from "../../src/sessions/session-checkpoint.js";
+import { transcriptOf } from "../../machines/transcript.js";
 import type { AgentMessage } from "../../src/types.js";
 import { sampleRecord, STORE_KINDS } from "./store-fixtures.js";
 
@@ -77,6 +79,31 @@ for (const kind of STORE_KINDS) {
       const loaded = await (await open(location)).load("s1");
       expect(loaded?.record.turns).toBe(5);
       expect(loaded?.messages).toEqual([message("one"), message("two")]);
+    });
+
+    it("should append checkpoints after the messages and give them back with their transcripts, as references into the log where they are a prefix of it", async () => {
+      const store = await open(kind.freshLocation());
+      const log = [message("one"), message("two"), message("three")];
+      const checkpoint = (messages: AgentMessage[], turn: number): SessionCheckpoint => ({
+        kind: "turn",
+        turn,
+        run: 1,
+        sessionTurns: turn,
+        at: "2026-01-01T00:00:00.000Z",
+        state: "running",
+        agent: sampleRecord("x").agent,
+        snapshot: { status: "active", value: "requesting", context: { turn, messages: transcriptOf(messages) } },
+      });
+      const prefix = checkpoint(log.slice(0, 2), 1);
+      const elsewhere = checkpoint([message("not in the log")], 2);
+      const stored = [storedCheckpoint(prefix, log), storedCheckpoint(elsewhere, log)];
+      expect(JSON.stringify(stored[0])).toContain('"messages":{"$log":2}');
+      expect(JSON.stringify(stored[1])).toContain("not in the log");
+      await store.save("s1", { record: sampleRecord("s1"), firstIndex: 0, messages: log, checkpoints: stored });
+      expect(await store.loadCheckpoints?.("nope")).toEqual([]);
+      const loaded = (await store.loadCheckpoints?.("s1")) ?? [];
+      expect(loaded.map((taken) => checkpointMessages(taken))).toEqual([log.slice(0, 2), [message("not in the log")]]);
+      expect(loaded.map(({ snapshot: _snapshot, ...rest }) => rest)).toEqual([prefix, elsewhere].map(({ snapshot: _snapshot, ...rest }) => rest));
     });
 
     it("should reject ids that cannot name a file or be typed on a command line", async () => {

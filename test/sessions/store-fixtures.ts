@@ -2,7 +2,9 @@
  * The two session stores, each opened on a fresh temp location, for the suites that
  * must pass against both (conformance, crash and resume tests).
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { JsonlSessionStore } from "../../src/sessions/jsonl-session-store.js";
 import { openSqliteSessionStore } from "../../src/sessions/sqlite-session-store.js";
 import { SESSION_FORMAT, SESSION_FORMAT_VERSION, type SessionRecord, type SessionStore } from "../../src/sessions/session-store.js";
@@ -48,4 +50,25 @@ export function sampleRecord(id: string, changes: Partial<SessionRecord> = {}): 
     agent: { systemPrompt: "be brief", model: testModel, thinkingLevel: "off" },
     ...changes,
   };
+}
+
+/** Every byte of a session as its store holds it: its files (JSONL) or its rows in every table (SQLite). */
+export function sessionBytes(kind: StoreKind, location: string, id: string): string {
+  if (kind.name === "jsonl") {
+    const dir = join(location, id);
+    return readdirSync(dir)
+      .sort()
+      .map((name) => `${name}\n${readFileSync(join(dir, name), "utf8")}`)
+      .join("\n---\n");
+  }
+  const db = new Database(location, { readonly: true });
+  try {
+    const record = db.prepare("SELECT * FROM loopchart_sessions WHERE id = ?").all(id);
+    const messages = db.prepare("SELECT * FROM loopchart_messages WHERE session = ? ORDER BY i").all(id);
+    const calls = db.prepare("SELECT * FROM loopchart_calls WHERE session = ? ORDER BY seq").all(id);
+    const checkpoints = db.prepare("SELECT * FROM loopchart_checkpoints WHERE session = ? ORDER BY seq").all(id);
+    return JSON.stringify({ record, messages, calls, checkpoints });
+  } finally {
+    db.close();
+  }
 }

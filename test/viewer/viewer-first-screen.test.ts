@@ -19,6 +19,8 @@ const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backgrou
 const VIEWPORT = { width: 1400, height: 900 };
 /** The smallest font a label may have at 100 % zoom, in px. */
 const MIN_FONT_PX = 11;
+/** The fill of a box the run is in (viewer.css: `.state.active > rect`). */
+const ACTIVE_FILL = "rgb(21, 101, 192)";
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const output = join(root, "test-output", "viewer-first-screen");
 const cli = ["--import", "tsx", join(root, "src/cli/main.ts")];
@@ -93,6 +95,8 @@ describe.skipIf(!existsSync(CHROMIUM))("loopchart view of the demo trace at 1400
       expect(box?.x, `${id} starts inside the first screen`).toBeLessThan(VIEWPORT.width);
       expect(box?.height, `${id} is not empty`).toBeGreaterThan(100);
     }
+    // The demo's run is no durable session: no checkpoints to mark, nothing to fork.
+    expect(await page.$(".lane.checkpoints")).toBeNull();
     // Side by side: the chart left of the timeline and the transcript.
     expect((boxes.charts?.x ?? 0) + (boxes.charts?.width ?? 0)).toBeLessThanOrEqual(boxes.timeline?.x ?? 0);
     expect((boxes.charts?.x ?? 0) + (boxes.charts?.width ?? 0)).toBeLessThanOrEqual(boxes.transcript?.x ?? 0);
@@ -146,6 +150,18 @@ describe.skipIf(!existsSync(CHROMIUM))("loopchart view of the demo trace at 1400
     const active = await page.$$eval("div.chart[data-machine=agentLoop] g.state.active", (nodes) => nodes.map((n) => n.getAttribute("data-path")));
     expect(current.some(([, to]) => active.includes(to))).toBe(true);
     await page.screenshot({ path: join(dir, "step-highlighted.png") });
+    // A collapsed compound box the run is in is filled as active, as a leaf is: its white title stays readable.
+    await page.keyboard.press("Home");
+    let collapsedActive = 0;
+    for (let step = 0; step < records && collapsedActive === 0; step += 1) {
+      await page.keyboard.press("ArrowRight");
+      collapsedActive = (await page.$$("div.chart[data-machine=agentLoop] g.state.active.collapsed")).length;
+    }
+    const fills = await page.$$eval("div.chart[data-machine=agentLoop] g.state.active.collapsed, div.chart[data-machine=agentLoop] g.state.active:not(.compound)", (nodes) =>
+      nodes.map((n) => [n.getAttribute("data-path"), getComputedStyle(n.querySelector(":scope > rect") as Element).fill]),
+    );
+    expect(collapsedActive).toBeGreaterThan(0);
+    expect(fills.filter(([, fill]) => fill !== ACTIVE_FILL)).toEqual([]);
     await page.keyboard.press("End");
   });
 

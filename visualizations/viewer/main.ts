@@ -9,10 +9,11 @@ import { ChartView } from "./chart-view.js";
 import { el } from "./dom.js";
 import { CALL_MACHINE, LOOP_MACHINE, activePaths, emptyIndex, indexRecords, nameOf, type RunIndex, type ViewRecord } from "./run-index.js";
 import { Timeline } from "./timeline.js";
+import type { RunSession } from "./checkpoints.js";
 import { Transcript } from "./transcript.js";
 
 /** A run as the server lists it. */
-interface RunListing { id: string; label: string; kind?: "recorded" | "live"; prompt?: string; startedAt?: number }
+interface RunListing { id: string; label: string; kind?: "recorded" | "live"; prompt?: string; startedAt?: number; session?: RunSession }
 
 /** Each machine's description (built from the definition by scripts/build-viewer.ts); the loop first. */
 const machines = JSON.parse(document.getElementById("machines")?.textContent ?? "[]") as MachineDescription[];
@@ -167,6 +168,8 @@ function showRunHeader() {
   badge.className = `kind ${kind}`;
   badge.title = kind === "recorded" ? "a trace file, played back" : "a run sent to this viewer while it runs";
   $("run-name").textContent = run ? runName(run) : "";
+  timeline.setSession(run?.session);
+  render();
 }
 
 /**

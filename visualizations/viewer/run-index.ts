@@ -57,8 +57,22 @@ export function laneState(value: unknown, status: string | undefined, machineId:
   return phase ?? topState(value);
 }
 
+/**
+ * A checkpoint of a durable session as the trace shows it: a turn's end (`turn_end`) or a
+ * call's wait for approval (`approval_requested`); `turn` counts the run's turns (the loop's
+ * `turn`), `at` is its record index.
+ */
+export interface CheckpointMark { at: number; t: number; kind: "turn" | "approval"; turn: number; toolCallId?: string }
+
 export interface RunIndex {
   count: number;
+  /** The run's checkpoints, in order. */
+  checkpoints: CheckpointMark[];
+  /** The loop's `turn` in its first snapshot (a restored run starts at its saved turn). */
+  firstLoopTurn?: number;
+  /** `turn_start` events so far, and whether the run began here (`agent_start`) rather than restored. */
+  turnStarts: number;
+  fresh: boolean;
   actors: Map<string, Actor>;
   order: string[];
   spans: Map<string, Span[]>;
@@ -69,7 +83,7 @@ export interface RunIndex {
   /** Record indexes of each actor's snapshots, in order. */
   snapshots: Map<string, number[]>;
 }
-export const emptyIndex = (): RunIndex => ({ count: 0, actors: new Map(), order: [], spans: new Map(), errors: new Map(), messages: [], snapshots: new Map() });
+export const emptyIndex = (): RunIndex => ({ count: 0, checkpoints: [], turnStarts: 0, fresh: false, actors: new Map(), order: [], spans: new Map(), errors: new Map(), messages: [], snapshots: new Map() });
 
 /** Extends `index` with the records it has not seen. */
 export function indexRecords(index: RunIndex, records: readonly ViewRecord[]): void {
@@ -78,6 +92,14 @@ export function indexRecords(index: RunIndex, records: readonly ViewRecord[]): v
     if ("event" in r) {
       if (r.event.type === "message_end") index.messages.push(i);
       if (r.event.type === "tool_execution_end" && r.event.isError === true) index.errors.set(String(r.event.toolCallId), r.t);
+      if (r.event.type === "agent_start") index.fresh = true;
+      if (r.event.type === "turn_start") index.turnStarts += 1;
+      // The turn under way: counted by turn_start events, from the saved turn when the run was restored (its turn in progress
+      // is not started again). Agent events reach a trace after the inspection records of their step, so the loop's
+      // latest snapshot may already be in the next turn.
+      const turn = Math.max((index.fresh ? 0 : (index.firstLoopTurn ?? 0)) + index.turnStarts, 1);
+      if (r.event.type === "turn_end") index.checkpoints.push({ at: i, t: r.t, kind: "turn", turn });
+      if (r.event.type === "approval_requested") index.checkpoints.push({ at: i, t: r.t, kind: "approval", turn, toolCallId: String(r.event.toolCallId) });
       continue;
     }
     const ins = r.inspect;
@@ -88,6 +110,8 @@ export function indexRecords(index: RunIndex, records: readonly ViewRecord[]): v
     }
     if (ins.type === "@xstate.snapshot") {
       const actor = index.actors.get(ins.sessionId);
+      const turn = (ins.snapshot?.context as { turn?: unknown } | undefined)?.turn;
+      if (actor?.machineId === LOOP_MACHINE && typeof turn === "number") index.firstLoopTurn ??= turn;
       const toolCallId = (ins.snapshot?.context as { toolCallId?: unknown } | undefined)?.toolCallId;
       if (actor && actor.callId === undefined && typeof toolCallId === "string") actor.callId = toolCallId;
       if (ins.snapshot?.value !== undefined) {

@@ -6,6 +6,8 @@
  */
 import { AWAITING, CALL_MACHINE, LOOP_MACHINE, laneState, nameOf, type Actor, type RunIndex, type ViewRecord } from "./run-index.js";
 import { el, svg } from "./dom.js";
+import { checkpointRow, forkPanel, type RunSession } from "./checkpoints.js";
+import type { CheckpointMark } from "./run-index.js";
 
 /**
  * A tool call's phases and the loop's model request have colours of their own (an
@@ -45,6 +47,10 @@ export interface TimelineHost {
 }
 
 export class Timeline {
+  /** The durable session the run was stored in, when its trace says so. */
+  private session: RunSession | undefined;
+  /** The checkpoint whose fork command is shown. */
+  private chosenMark: CheckpointMark | undefined;
   private drawn: { count: number; start: number; end: number; lanes: { session: string; lane: HTMLElement; cursor: SVGElement }[] } = { count: -1, start: 0, end: 1, lanes: [] };
 
   constructor(
@@ -54,6 +60,14 @@ export class Timeline {
 
   /** Forgets what was drawn (a new run is shown). */
   reset(): void {
+    this.drawn.count = -1;
+    this.chosenMark = undefined;
+  }
+
+  /** Names the durable session of the run shown (from its trace header), for the fork commands. */
+  setSession(session: RunSession | undefined): void {
+    if (JSON.stringify(session) === JSON.stringify(this.session)) return;
+    this.session = session;
     this.drawn.count = -1;
   }
 
@@ -68,6 +82,26 @@ export class Timeline {
     const x = (t: number) => ((Math.min(t, end) - start) / (end - start)) * LANE_UNITS;
     const seen = new Set<string>();
     const rows = el("div", { class: "lanes" });
+    // A durable session's checkpoints (its trace names the session): ticks on their own row, and their buttons and
+    // fork command under the lanes. A run without a session has none to fork from, so nothing is drawn for it.
+    const session = this.session;
+    let fork: HTMLElement | undefined;
+    if (session && index.checkpoints.length > 0) {
+      const percent = (t: number) => (x(t) / LANE_UNITS) * 100;
+      const choose = (mark: CheckpointMark) => {
+        this.chosenMark = mark;
+        const row = checkpointRow(index.checkpoints, session, percent, mark, choose);
+        const next = forkPanel(index.checkpoints, mark, session, choose);
+        shownRow.replaceWith(row);
+        fork?.replaceWith(next);
+        shownRow = row;
+        fork = next;
+        this.host.go(mark.at);
+      };
+      let shownRow = checkpointRow(index.checkpoints, session, percent, this.chosenMark, choose);
+      fork = forkPanel(index.checkpoints, this.chosenMark, session, choose);
+      rows.append(shownRow);
+    }
     for (const session of index.order) {
       const actor = index.actors.get(session) as Actor;
       if (actor.machineId !== LOOP_MACHINE && actor.machineId !== CALL_MACHINE) continue;
@@ -102,6 +136,7 @@ export class Timeline {
       this.drawn.lanes.push({ session, lane, cursor: cursorLine });
     }
     this.root.append(rows);
+    if (fork) this.root.append(fork);
     const legend = el("div", { class: "legend" });
     for (const state of seen) {
       const item = el("span", { class: "key" }, state);
