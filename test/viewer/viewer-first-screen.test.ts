@@ -158,7 +158,10 @@ describe.skipIf(!existsSync(CHROMIUM))("loopchart view of the demo trace at 1400
       collapsedActive = (await page.$$("div.chart[data-machine=agentLoop] g.state.active.collapsed")).length;
     }
     const fills = await page.$$eval("div.chart[data-machine=agentLoop] g.state.active.collapsed, div.chart[data-machine=agentLoop] g.state.active:not(.compound)", (nodes) =>
-      nodes.map((n) => [n.getAttribute("data-path"), getComputedStyle(n.querySelector(":scope > rect") as Element).fill]),
+      nodes.map((n) => {
+        const rect = n.querySelector(":scope > rect");
+        return [n.getAttribute("data-path"), rect ? (n.ownerDocument.defaultView?.getComputedStyle(rect).fill ?? "") : "no rect"];
+      }),
     );
     expect(collapsedActive).toBeGreaterThan(0);
     expect(fills.filter(([, fill]) => fill !== ACTIVE_FILL)).toEqual([]);
