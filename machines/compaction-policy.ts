@@ -1,0 +1,109 @@
+/**
+ * Compaction's data in the loop chart and the pure questions its guards ask
+ * (no I/O, no XState). The chart enters `requesting.compacting` (a) before a
+ * request whose estimated context passes `contextWindow − reserveTokens`, (b)
+ * when a response failed as a context overflow, (c) when a response stopped for
+ * `length` with far fewer output tokens than allowed; after (b) and (c) the
+ * request is retried once per turn, and a second overflow ends the run `error`.
+ * The summarizer is the `compactContext` actor, provided from `src/`.
+ */
+import type { AgentEvent, AssistantMessage, Model } from "../src/types.js";
+import type { CompactionSettings } from "../src/compaction/compaction-settings.js";
+import type { CompactionReason, CompactionResult } from "../src/compaction/compact-transcript.js";
+import { isContextOverflow, isShortLengthStop } from "../src/compaction/overflow.js";
+import { estimateContextTokens } from "../src/compaction/estimate-tokens.js";
+import { transcriptMessages, type Transcript } from "./transcript.js";
+
+export type { CompactionReason, CompactionResult };
+
+/** The compaction under way: why, and how large the context was estimated when it began. */
+export interface PendingCompaction {
+  reason: CompactionReason;
+  tokensBefore: number;
+  instructions?: string;
+}
+
+/** Where compaction stands in a run. Plain data. */
+export interface CompactionState {
+  /** Responses before this transcript index reported the size of a context that was compacted since: their usage is not trusted. */
+  usageFrom: number;
+  /** The turn whose request was retried after an overflow: a second overflow in it ends the run. */
+  retriedTurn?: number;
+  /** Set while `compacting` runs (and in a snapshot taken then: a restored run compacts again). */
+  pending?: PendingCompaction;
+}
+
+/** The input of the `compactContext` actor. */
+export interface CompactContextInput {
+  messages: Transcript;
+  systemPrompt: string;
+  model: Model;
+  settings: CompactionSettings;
+  reason: CompactionReason;
+  instructions?: string;
+}
+
+/** What the loop's context must offer for these questions. */
+interface CompactionScope {
+  systemPrompt: string;
+  messages: Transcript;
+  turn: number;
+  settings: { compaction?: CompactionSettings };
+  limits: { compaction?: CompactionState };
+}
+
+/** The estimated size of the next request (see `estimateContextTokens`). */
+export function contextTokens(context: CompactionScope): number {
+  return estimateContextTokens(transcriptMessages(context.messages), context.systemPrompt, context.limits.compaction?.usageFrom ?? 0);
+}
+
+/** (a) Compaction is on and the next request's estimated context passes `contextWindow − reserveTokens`. */
+export function contextTooLarge(context: CompactionScope): boolean {
+  const settings = context.settings.compaction;
+  if (settings === undefined) return false;
+  return contextTokens(context) > settings.contextWindow - settings.reserveTokens;
+}
+
+/** Whether `response` says the request did not fit: an overflow error, or a `length` stop far below the output allowed. */
+export function overflowed(context: CompactionScope, response: AssistantMessage): CompactionReason | undefined {
+  const settings = context.settings.compaction;
+  if (settings === undefined) return undefined;
+  if (isContextOverflow(response)) return "overflow";
+  if (isShortLengthStop(response, settings.maxOutputTokens)) return "length";
+  return undefined;
+}
+
+/** (b)/(c) The response overflowed and this turn was not retried yet: compact and retry. */
+export function compactsAfterOverflow(context: CompactionScope, response: AssistantMessage): boolean {
+  return overflowed(context, response) !== undefined && context.limits.compaction?.retriedTurn !== context.turn;
+}
+
+/** The response overflowed again after this turn's compaction and retry: the run ends `error`. */
+export function overflowPersists(context: CompactionScope, response: AssistantMessage): boolean {
+  return overflowed(context, response) !== undefined && context.limits.compaction?.retriedTurn === context.turn;
+}
+
+/** The run's error message when the context overflowed again after compacting. */
+export function persistentOverflowMessage(response: AssistantMessage): string {
+  const said = response.stopReason === "length" ? `the response stopped for length after ${response.usage?.output ?? 0} output tokens` : (response.errorMessage ?? "context overflow");
+  return `context overflow: the request still did not fit the model's context window after compacting the conversation (${said})`;
+}
+
+/** The `compaction_start` event. */
+export function compactionStartEvent(pending: PendingCompaction, discarded?: AssistantMessage): Extract<AgentEvent, { type: "compaction_start" }> {
+  return { type: "compaction_start", reason: pending.reason, tokensBefore: pending.tokensBefore, ...(discarded ? { discarded } : {}) };
+}
+
+/** The `compaction_end` event of `result`. */
+export function compactionEndEvent(reason: CompactionReason, result: CompactionResult): Extract<AgentEvent, { type: "compaction_end" }> {
+  return {
+    type: "compaction_end",
+    reason,
+    compacted: result.compacted,
+    tokensBefore: result.tokensBefore,
+    tokensAfter: result.tokensAfter,
+    summary: result.summary,
+    replaced: result.replaced,
+    ...(result.summaryMessage ? { summaryMessage: result.summaryMessage } : {}),
+  };
+}
