@@ -45,11 +45,16 @@ export function sizedStream(window: number, responses: SizedResponse[]) {
     const tokens = estimateTextTokens(context.systemPrompt ?? "") + estimateMessagesTokens(context.messages as AgentMessage[]);
     const summary = context.systemPrompt === SUMMARIZER_SYSTEM_PROMPT;
     (summary ? summaryRequests : requests).push({ context: { ...context, messages: [...context.messages] }, options, tokens });
-    const scripted: SizedResponse = summary ? { text: `SUMMARY ${summaryRequests.length}: the goal, the decisions, the open problems.` } : (responses[next++] ?? { text: "(script exhausted)" });
+    const refused = tokens > window;
+    // A refused request does not use up the script: the next one gets the scripted answer.
+    const scripted: SizedResponse = summary
+      ? { text: `SUMMARY ${summaryRequests.length}: the goal, the decisions, the open problems.` }
+      : refused
+        ? {}
+        : (responses[next++] ?? { text: "(script exhausted)" });
     const content: AssistantMessage["content"] = [];
     if (scripted.text !== undefined) content.push({ type: "text", text: scripted.text });
     for (const call of scripted.calls ?? []) content.push({ type: "toolCall", ...call });
-    const refused = tokens > window;
     const errorMessage = refused ? OVERFLOW_ERROR(tokens, window) : scripted.errorMessage;
     const stopReason: StopReason = errorMessage !== undefined ? "error" : (scripted.stopReason ?? (scripted.calls?.length ? "toolUse" : "stop"));
     const message: AssistantMessage = {
