@@ -37,12 +37,11 @@ import {
   contextTokens,
   contextTooLarge,
   overflowPersists,
-  persistentOverflowMessage,
   type CompactContextInput,
   type CompactionReason,
   type CompactionResult,
 } from "./compaction-policy.js";
-import { compactTranscript } from "../src/compaction/compact-transcript.js";
+import { compactWithSummary } from "../src/compaction/compact-transcript.js";
 import {
   ABORTED_MESSAGE,
   appended,
@@ -152,15 +151,7 @@ export const agentLoopSetup = setup({
      * summary text instead of a model's (no I/O).
      */
     compactContext: fromPromise<CompactionResult, CompactContextInput>(async ({ input }) =>
-      compactTranscript({
-        messages: transcriptMessages(input.messages),
-        systemPrompt: input.systemPrompt,
-        keepRecentTokens: input.settings.keepRecentTokens,
-        contextWindow: input.settings.contextWindow,
-        maxSummaryTokens: Math.max(1, Math.floor(input.settings.reserveTokens / 2)),
-        summarize: async () => "(summary)",
-        now: 0,
-      }),
+      compactWithSummary(transcriptMessages(input.messages), input.settings.keepRecentTokens, () => "(summary)", input.systemPrompt),
     ),
   },
   delays: {
@@ -411,11 +402,7 @@ export const agentLoopSetup = setup({
       enqueue.assign({ messages, limits: { ...context.limits, compaction: { ...rest, usageFrom: result.compacted ? messages.length : rest.usageFrom } } });
       enqueue.emit(compactionEndEvent(reason, result));
     }),
-    /** The context overflowed again after compacting: the run's error says so. */
-    exitOnPersistentOverflow: assign(({ context }) => ({
-      exitReason: "error" as ExitReason,
-      errorMessage: persistentOverflowMessage(context.assistant as AssistantMessage),
-    })),
+
     emitRunEnd: emit(({ context }) => ({
       type: "agent_end" as const,
       messages: transcriptMessages(context.newMessages),

@@ -89,6 +89,20 @@ export function persistentOverflowMessage(response: AssistantMessage): string {
   return `context overflow: the request still did not fit the model's context window after compacting the conversation (${said})`;
 }
 
+/**
+ * The response a persistent overflow ends the turn with: the overflowing one as a
+ * failure naming the overflow, without its tool calls (cut off by the window, they
+ * never run and get no results, so the transcript keeps no call without its result).
+ */
+export function persistentOverflowResponse(response: AssistantMessage): AssistantMessage {
+  return {
+    ...response,
+    content: response.content.filter((block) => block.type !== "toolCall"),
+    stopReason: "error",
+    errorMessage: persistentOverflowMessage(response),
+  };
+}
+
 /** The `compaction_start` event. */
 export function compactionStartEvent(pending: PendingCompaction, discarded?: AssistantMessage): Extract<AgentEvent, { type: "compaction_start" }> {
   return { type: "compaction_start", reason: pending.reason, tokensBefore: pending.tokensBefore, ...(discarded ? { discarded } : {}) };

@@ -25,7 +25,7 @@
 import { ABORTED_MESSAGE, LENGTH_TRUNCATION_MESSAGE, prepareRequestInput } from "./loop-context.js";
 import { WRAP_UP_REFUSAL_MESSAGE } from "./loop-policies.js";
 import type { RequestModelInput } from "./events.js";
-import type { CompactContextInput, CompactionResult } from "./compaction-policy.js";
+import { persistentOverflowResponse, type CompactContextInput, type CompactionResult } from "./compaction-policy.js";
 import { agentLoopSetup, hookFailureOf } from "./agent-loop.setup.js";
 
 /** What the run waits on while the model request is out (an abandonment warning names it). */
@@ -125,7 +125,11 @@ export const requestingState = agentLoopSetup.createStateConfig({
           {
             guard: { type: "overflowPersists", params: ({ event }) => event.message },
             target: "#agentLoop.done",
-            actions: [{ type: "acceptResponse", params: ({ event }) => event }, "emitTurnEnd", "exitOnPersistentOverflow"],
+            actions: [
+              { type: "acceptResponse", params: ({ event }) => ({ message: persistentOverflowResponse(event.message), started: event.started }) },
+              "emitTurnEnd",
+              "exitFromResponse",
+            ],
           },
           {
             guard: { type: "finishesFailedTurn", params: ({ event }) => event.message },

@@ -60,6 +60,33 @@ export function applyCompaction(messages: readonly AgentMessage[], result: Pick<
 }
 
 /**
+ * A compaction with a summary written synchronously by `summaryOf` (given the
+ * cut history and the earlier summary's text): the same cut and file lists as
+ * {@link compactTranscript}. The model checker's world compacts with it.
+ */
+export function compactWithSummary(
+  messages: readonly AgentMessage[],
+  keepRecentTokens: number,
+  summaryOf: (cutHistory: readonly AgentMessage[], previous: string | undefined) => string,
+  systemPrompt = "",
+  now = 0,
+): CompactionResult {
+  const tokensBefore = transcriptTokens(messages, systemPrompt);
+  const previousIndex = previousSummaryIndex(messages);
+  const previous = previousIndex >= 0 ? readSummaryMessage(messages[previousIndex]) : undefined;
+  const cut = findCutPoint(messages, keepRecentTokens, previousIndex + 1);
+  if (cut === undefined) {
+    return { compacted: false, summary: previous?.summary ?? "", replaced: 0, tokensBefore, tokensAfter: tokensBefore, files: previous?.files ?? { read: [], modified: [], commands: [] } };
+  }
+  const cutHistory = messages.slice(0, cut);
+  const summary = summaryOf(cutHistory, previous?.summary);
+  const files = collectFileActivity(cutHistory, previous?.files);
+  const message = summaryMessage(summary, files, now);
+  const after = applyCompaction(messages, { summaryMessage: message, replaced: cut });
+  return { compacted: true, summary, summaryMessage: message, replaced: cut, tokensBefore, tokensAfter: transcriptTokens(after, systemPrompt), files };
+}
+
+/**
  * Compacts `messages`: cuts at {@link findCutPoint} (after an earlier summary,
  * keeping about `keepRecentTokens` and the running turn verbatim), summarizes
  * what is cut with {@link summarizeHistory} on top of the earlier summary, and
