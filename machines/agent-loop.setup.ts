@@ -34,6 +34,7 @@ import {
   compactionEndEvent,
   compactionStartEvent,
   compactsAfterOverflow,
+  compactedState,
   contextTokens,
   contextTooLarge,
   overflowPersists,
@@ -398,8 +399,7 @@ export const agentLoopSetup = setup({
       const state = context.limits.compaction;
       const reason = state?.pending?.reason ?? "threshold";
       const messages = result.compacted && result.summaryMessage ? transcriptOf([result.summaryMessage, ...transcriptMessages(context.messages).slice(result.replaced)]) : context.messages;
-      const { pending: _done, ...rest } = state ?? { usageFrom: 0 };
-      enqueue.assign({ messages, limits: { ...context.limits, compaction: { ...rest, usageFrom: result.compacted ? messages.length : rest.usageFrom } } });
+      enqueue.assign({ messages, limits: { ...context.limits, compaction: compactedState(state, reason, result, messages.length) } });
       enqueue.emit(compactionEndEvent(reason, result));
     }),
 

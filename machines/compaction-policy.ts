@@ -31,6 +31,25 @@ export interface CompactionState {
   retriedTurn?: number;
   /** Set while `compacting` runs (and in a snapshot taken then: a restored run compacts again). */
   pending?: PendingCompaction;
+  /**
+   * After a compaction in this run: the position, in the run's uncompacted history (its
+   * input transcript, then every message appended), of the first kept message
+   * (`messages[1]`; `messages[0]` is the summary). A session maps it to its message log.
+   */
+  keptFrom?: number;
+  /** Compactions that replaced history in this run. */
+  count?: number;
+  /** The latest of them: why, and the estimated sizes before and after. */
+  last?: { reason: CompactionReason; tokensBefore: number; tokensAfter: number };
+}
+
+/** The compaction state after `result` replaced the first `result.replaced` messages (a summary first, when compacted). */
+export function compactedState(state: CompactionState | undefined, reason: CompactionReason, result: CompactionResult, length: number): CompactionState {
+  const { pending: _done, ...rest } = state ?? { usageFrom: 0 };
+  if (!result.compacted) return rest;
+  // Where messages[replaced] sits in the run's uncompacted history.
+  const keptFrom = rest.keptFrom !== undefined ? rest.keptFrom + result.replaced - 1 : result.replaced;
+  return { ...rest, usageFrom: length, keptFrom, count: (rest.count ?? 0) + 1, last: { reason, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter } };
 }
 
 /** The input of the `compactContext` actor. */

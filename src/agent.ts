@@ -454,6 +454,9 @@ export class Agent {
    */
   async compact(instructions?: string): Promise<CompactionResult> {
     if (this.activeRun) throw new AgentBusyError("compact", BUSY_COMPACT);
+    if (this.sessionStore) {
+      throw new LoopInputError("agent.compact() does not record into a session store yet; give the agent `compaction` so its runs compact (and record it) instead");
+    }
     const controller = new AbortController();
     let markIdle = () => {};
     const idle = new Promise<void>((resolve) => {

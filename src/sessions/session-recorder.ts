@@ -14,6 +14,9 @@ import type { AgentLoopOutput } from "../../machines/agent-loop.machine.js";
 import { rawInspectionEvent } from "../inspection/raw-inspection-event.js";
 import type { ExitReason } from "../types.js";
 import { compactSnapshot } from "./shared-messages.js";
+import type { CompactionState } from "../../machines/compaction-policy.js";
+import { readSummaryMessage } from "../compaction/summary-message.js";
+import { TranscriptLogMap, type SessionCompactionEntry } from "./session-compaction.js";
 import { callKey, type SessionRecord, type SessionState, type SessionStore } from "./session-store.js";
 
 /** The parts of a persisted loop snapshot the recorder reads. */
@@ -21,7 +24,7 @@ export interface PersistedLoop {
   status?: string;
   value?: unknown;
   output?: AgentLoopOutput;
-  context?: { messages?: Transcript; turn?: number; exitReason?: ExitReason; errorMessage?: string };
+  context?: { messages?: Transcript; turn?: number; exitReason?: ExitReason; errorMessage?: string; limits?: { compaction?: CompactionState } };
   children?: Record<string, { snapshot?: { value?: unknown } }>;
 }
 
@@ -107,6 +110,11 @@ export function blockedOnApproval(snapshot: PersistedLoop): string[] | undefined
   return !busy && waiting.length > 0 ? waiting : undefined;
 }
 
+/** The summary text of a summary message. */
+function summaryOf(message: unknown): string {
+  return readSummaryMessage(message as never)?.summary ?? "";
+}
+
 /** Records one run; give its `inspect` to the loop actor and `callStarting` to the tools. */
 export class SessionRecorder {
   private readonly options: RecorderOptions;
@@ -117,10 +125,18 @@ export class SessionRecorder {
   private logged: number;
   private failure: { error: unknown } | undefined;
   private suspended = false;
+  /** Where the run's transcript sits in the log (after a compaction, it starts with a summary). */
+  private readonly logMap: TranscriptLogMap;
+  /** The session's compactions recorded so far, and how many of them are this run's. */
+  private compactions: SessionCompactionEntry[];
+  private compactedThisRun: number;
 
   constructor(options: RecorderOptions) {
     this.options = options;
     this.logged = options.logged;
+    this.logMap = new TranscriptLogMap(options.base.compaction);
+    this.compactions = options.base.compactions ?? [];
+    this.compactedThisRun = this.compactions.filter((entry) => entry.run === options.run).length;
   }
 
   /** An XState inspector: finds the loop (the root actor) and schedules a save after each step. */
@@ -200,7 +216,15 @@ export class SessionRecorder {
   private async write(snapshot: PersistedLoop): Promise<void> {
     const { base, turnsBefore, sessionId, store } = this.options;
     const transcript = snapshot.context?.messages ? transcriptMessages(snapshot.context.messages) : [];
-    const added = transcript.slice(this.logged);
+    const compaction = snapshot.context?.limits?.compaction;
+    // The log keeps every message (a compaction's replaced ones stay, for audit); only what it lacks is appended.
+    const added = this.logMap.unlogged(transcript, compaction, this.logged);
+    const point = this.logMap.point(transcript, compaction);
+    if ((compaction?.count ?? 0) > this.compactedThisRun && point && compaction?.last) {
+      this.compactedThisRun = compaction.count ?? 0;
+      const summary = transcript[0] ? summaryOf(transcript[0]) : "";
+      this.compactions = [...this.compactions, { run: this.options.run, at: new Date().toISOString(), ...compaction.last, keptFrom: point.keptFrom, summary }];
+    }
     const state = sessionStateOf(snapshot);
     const exitReason = snapshot.status === "done" ? (snapshot.output?.exitReason ?? snapshot.context?.exitReason) : undefined;
     const errorMessage = snapshot.status === "done" ? (snapshot.output?.errorMessage ?? snapshot.context?.errorMessage) : undefined;
@@ -214,6 +238,8 @@ export class SessionRecorder {
       ...(exitReason === undefined ? {} : { exitReason }),
       ...(errorMessage === undefined ? {} : { errorMessage }),
       snapshot: compactSnapshot(snapshot),
+      ...(point ? { compaction: point } : {}),
+      ...(this.compactions.length > 0 ? { compactions: this.compactions } : {}),
     };
     await store.save(sessionId, { record, firstIndex: this.logged, messages: added });
     this.logged += added.length;

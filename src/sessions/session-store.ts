@@ -52,7 +52,13 @@ export interface SessionRecord {
   snapshot?: unknown;
   /** The caller's own JSON data (the CLI keeps the model spec, tools and cwd of `run` here). */
   meta?: Record<string, unknown>;
+  /** Where the live transcript starts after a compaction: its summary, then the log from `keptFrom` (the log keeps every message). */
+  compaction?: SessionCompactionPoint;
+  /** Every compaction of the session, oldest first. */
+  compactions?: SessionCompactionEntry[];
 }
+
+import type { SessionCompactionEntry, SessionCompactionPoint } from "./session-compaction.js";
 
 /** A session as loaded: its record, its message log, and the calls whose tools were started. */
 export interface StoredSession {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { enqueueActions } from "xstate";
 import { agentLoopMachine, type AgentLoopContext } from "../../machines/agent-loop.machine.js";
-import { compactionEndEvent, type CompactionResult } from "../../machines/compaction-policy.js";
+import { compactedState, compactionEndEvent, type CompactionResult } from "../../machines/compaction-policy.js";
 import { transcriptMessages, transcriptOf } from "../../machines/transcript.js";
 import { checkAgentLoop, formatViolation } from "../../src/model-check/index.js";
 import { MODEL_CHECK_COMPACTION } from "../../src/model-check/check-agent-loop.js";
@@ -24,8 +24,8 @@ const cutsBetweenCallAndResult = agentLoopMachine.provide({
       const queue = enqueue as { assign: (value: Partial<AgentLoopContext>) => void; emit: (event: unknown) => void };
       const kept = transcriptMessages(context.messages).slice(result.replaced + 1);
       const messages = result.compacted && result.summaryMessage ? transcriptOf([result.summaryMessage, ...kept]) : context.messages;
-      const { pending: _done, ...rest } = context.limits.compaction ?? { usageFrom: 0 };
-      queue.assign({ messages, limits: { ...context.limits, compaction: { ...rest, usageFrom: messages.length } } });
+      const reason = context.limits.compaction?.pending?.reason ?? "threshold";
+      queue.assign({ messages, limits: { ...context.limits, compaction: compactedState(context.limits.compaction, reason, result, messages.length) } });
       queue.emit(compactionEndEvent(context.limits.compaction?.pending?.reason ?? "threshold", result));
     }) as never,
   },
