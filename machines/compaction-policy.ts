@@ -3,7 +3,7 @@
  * (no I/O, no XState). The chart enters `requesting.compacting` (a) before a
  * request whose estimated context passes `contextWindow − reserveTokens`, (b)
  * when a response failed as a context overflow, (c) when a response stopped for
- * `length` with far fewer output tokens than allowed; after (b) and (c) the
+ * `length` with far fewer output tokens than allowed on a request that filled the window; after (b) and (c) the
  * request is retried once per turn, and a second overflow ends the run `error`.
  * The summarizer is the `compactContext` actor, provided from `src/`.
  */
@@ -83,12 +83,25 @@ export function contextTooLarge(context: CompactionScope): boolean {
   return contextTokens(context) > settings.contextWindow - settings.reserveTokens;
 }
 
+/**
+ * Whether the request a `length` stop answered filled the window: its prompt (as
+ * the provider reported it, or as estimated) and the answer pass
+ * `contextWindow − reserveTokens`. A short `length` stop on a small context is an
+ * ordinary one (a low output cap), not an overflow.
+ */
+function filledWindow(context: CompactionScope, response: AssistantMessage, settings: CompactionSettings): boolean {
+  const usage = response.usage;
+  const reported = usage ? (usage.input ?? 0) + (usage.cacheRead ?? 0) + (usage.cacheWrite ?? 0) : 0;
+  const prompt = Math.max(reported, contextTokens(context));
+  return prompt + (usage?.output ?? 0) > settings.contextWindow - settings.reserveTokens;
+}
+
 /** Whether `response` says the request did not fit: an overflow error, or a `length` stop far below the output allowed. */
 export function overflowed(context: CompactionScope, response: AssistantMessage): CompactionReason | undefined {
   const settings = context.settings.compaction;
   if (settings === undefined) return undefined;
   if (isContextOverflow(response)) return "overflow";
-  if (isShortLengthStop(response, settings.maxOutputTokens)) return "length";
+  if (isShortLengthStop(response, settings.maxOutputTokens) && filledWindow(context, response, settings)) return "length";
   return undefined;
 }
 

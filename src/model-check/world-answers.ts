@@ -192,7 +192,8 @@ export function modelEvents(state: LoopWorldState, withoutTools: boolean, option
     const near = (message: AssistantMessage): AssistantMessage => ({ ...message, usage: { ...message.usage, input: NEAR_WINDOW_TOKENS } });
     events.push(done("1 call, context too large", near(response("toolUse", callsOf(1), false))));
     events.push(done("text, context too large", near(response("stop", [], true))));
-    // (Every length stop above is one with few output tokens: 1 of the many allowed.)
+    // A length stop with few output tokens (1 of the many allowed) on a request that filled the window.
+    for (let count = 0; count <= 1; count++) events.push(done(`length, ${count > 0 ? plural(count) : "text only"}, few tokens, context full`, near(response("length", callsOf(count), true))));
   }
   // Malformed final events, turned into the response the requestModel actor sends (finalResponse):
   // an invalid done event after a streamed call (the turn fails, keeping what streamed; the call gets no result),

@@ -126,7 +126,8 @@ describe("compaction in the loop", () => {
 
   it("a length stop far below the output allowed is compacted and retried; the cut-off response is dropped", async () => {
     const history = codingHistory(8, 400);
-    const stream = sizedStream(100_000, [{ text: "I", stopReason: "length", outputTokens: 1 }, { text: "a whole answer" }]);
+    // The provider counts the request at 99,000 tokens: with the one token it wrote, the window is full.
+    const stream = sizedStream(100_000, [{ text: "I", stopReason: "length", outputTokens: 1, inputTokens: 99_000 }, { text: "a whole answer" }]);
     const { summarize } = recordingSummarizer();
     const config = baseConfig({ model: sizedModel(100_000, 4000), compaction: { keepRecentTokens: 300, summarize } });
     const { events, result } = await collect(agentLoopContinue({ systemPrompt: "", messages: [...history, user("and now?")] }, config, undefined, stream));
@@ -140,8 +141,16 @@ describe("compaction in the loop", () => {
     expect(types.filter((type) => type === "message_end")).toHaveLength(1);
   });
 
+  it("a length stop on a small context is an ordinary one, however few its tokens", async () => {
+    const stream = sizedStream(100_000, [{ text: "I", stopReason: "length", outputTokens: 1 }]);
+    const config = baseConfig({ model: sizedModel(100_000, 4000), compaction: { keepRecentTokens: 300, summarize: recordingSummarizer().summarize } });
+    const { events } = await collect(agentLoop([user("go")], { systemPrompt: "", messages: codingHistory(4, 100) }, config, undefined, stream));
+    expect(ofType(events, "compaction_start")).toHaveLength(0);
+    expect(stream.requests).toHaveLength(1);
+  });
+
   it("a length stop near the output allowed is an ordinary length stop, not an overflow", async () => {
-    const stream = sizedStream(100_000, [{ text: "long…", stopReason: "length", outputTokens: 3900 }]);
+    const stream = sizedStream(100_000, [{ text: "long…", stopReason: "length", outputTokens: 3900, inputTokens: 96_000 }]);
     const config = baseConfig({ model: sizedModel(100_000, 4000), compaction: { keepRecentTokens: 300, summarize: recordingSummarizer().summarize } });
     const { events } = await collect(agentLoop([user("go")], { systemPrompt: "", messages: codingHistory(4, 100) }, config, undefined, stream));
     expect(ofType(events, "compaction_start")).toHaveLength(0);

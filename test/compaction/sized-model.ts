@@ -20,6 +20,8 @@ export interface SizedResponse {
   stopReason?: StopReason;
   /** Output tokens reported (default: the answer's estimate). */
   outputTokens?: number;
+  /** Input tokens reported (default: the request's estimate; a real tokenizer may count more). */
+  inputTokens?: number;
 }
 
 /** A request the model received, with its estimated size. */
@@ -63,7 +65,7 @@ export function sizedStream(window: number, responses: SizedResponse[]) {
       api: model.api,
       provider: model.provider,
       model: model.id,
-      usage: { ...usage(), input: errorMessage !== undefined ? 0 : tokens, output: scripted.outputTokens ?? Math.ceil(JSON.stringify(content).length / 4) },
+      usage: { ...usage(), input: errorMessage !== undefined ? 0 : (scripted.inputTokens ?? tokens), output: scripted.outputTokens ?? Math.ceil(JSON.stringify(content).length / 4) },
       stopReason,
       ...(errorMessage !== undefined ? { errorMessage } : {}),
       timestamp: 0,
