@@ -36,6 +36,9 @@ describe("loopchart run compacts by default", { timeout: 60_000 }, () => {
     expect(currentServer()?.requests).toHaveLength(5);
     const trace = (await readFile(join(cwd, "t.jsonl"), "utf8")).trimEnd().split("\n").map((line) => JSON.parse(line) as { event?: { type: string; reason?: string; summary?: string } });
     expect(trace.find((line) => line.event?.type === "compaction_end")?.event).toMatchObject({ reason: "overflow", summary: "## Goal\nread the notes" });
+    // The recorded run, compaction included, is a path of the chart.
+    const checked = await runCli(["check-trace", "t.jsonl"], { cwd });
+    expect(checked.code, checked.stderr + checked.stdout).toBe(0);
   });
 
   it("a second overflow after compacting exits 1 with an error that names it", async () => {
