@@ -62,7 +62,9 @@ export interface CheckAgentLoopOptions {
  * for approval (`approvals`): parallel without and with `beforeToolCall` (the
  * handshake, in slices), and sequential. Two capped ones (a tool's `concurrency`
  * 1, with `maxParallelCalls` 2; and with approvals, in slices) make the batch
- * queue prepared calls and release them as room frees up (I8).
+ * queue prepared calls and release them as room frees up (I8). Two compact their context
+ * (with follow-up in parallel; with steering and `prepareRequest` sequentially), where the
+ * model may also overflow the window and the summarizer cuts the real transcript (I9).
  */
 export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAULT_MODEL_CHECK_MAX_CALLS): ModelCheckConfiguration[] {
   // A fan-out one call smaller than the largest batch: the largest runs in slices, smaller ones are parented by the batch.
@@ -148,12 +150,12 @@ export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAUL
     // Compaction (I9): the model may overflow the window (an error, a short length stop) or report a context
     // near it; the summarizer cuts the real transcript as deep as the running turn allows, or finds nothing to cut.
     {
-      name: `compaction, steering and follow-up, parallel, maxTurns ${turns}`,
-      input: { hooks: { steering: true, followUp: true } as never, maxTurns: turns, compaction: MODEL_CHECK_COMPACTION },
+      name: `compaction and follow-up, parallel, maxTurns ${turns}`,
+      input: { hooks: { followUp: true } as never, maxTurns: turns, compaction: MODEL_CHECK_COMPACTION },
     },
     {
-      name: `compaction with prepareRequest, sequential, maxTurns ${turns}`,
-      input: { hooks: { prepareRequest: true } as never, toolExecution: "sequential", maxTurns: turns, compaction: MODEL_CHECK_COMPACTION },
+      name: `compaction, steering and prepareRequest, sequential, maxTurns ${turns}`,
+      input: { hooks: { steering: true, prepareRequest: true } as never, toolExecution: "sequential", maxTurns: turns, compaction: MODEL_CHECK_COMPACTION },
     },
     {
       name: "tool timeout, afterToolCall, maxTurns 1",

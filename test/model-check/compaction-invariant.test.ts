@@ -9,8 +9,11 @@ import { requestContextProblems } from "../../src/model-check/request-context.js
 import { assistantCalls, toolResult, userText } from "../compaction/transcripts.js";
 
 const compacting = [
-  { name: "compaction, steering and follow-up", input: { hooks: { steering: true, followUp: true } as never, maxTurns: 2, compaction: MODEL_CHECK_COMPACTION } },
-  { name: "compaction with prepareRequest, sequential", input: { hooks: { prepareRequest: true } as never, toolExecution: "sequential" as const, maxTurns: 2, compaction: MODEL_CHECK_COMPACTION } },
+  { name: "compaction and follow-up", input: { hooks: { followUp: true } as never, maxTurns: 2, compaction: MODEL_CHECK_COMPACTION } },
+  {
+    name: "compaction, steering and prepareRequest, sequential",
+    input: { hooks: { steering: true, prepareRequest: true } as never, toolExecution: "sequential" as const, maxTurns: 2, compaction: MODEL_CHECK_COMPACTION },
+  },
 ];
 
 /**
