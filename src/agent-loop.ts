@@ -3,10 +3,11 @@
  * `runAgentLoopContinue` (same parameters and semantics as pi-agent-core 0.73),
  * and `createAgentLoopActor` for users who want the XState actor itself.
  */
-import { createActor, type Actor, type AnyActorLogic, type InspectionEvent, type Observer, type Snapshot } from "xstate";
+import { createActor, type Actor, type ActorOptions, type AnyActorLogic, type InspectionEvent, type Observer, type Snapshot } from "xstate";
 import { agentLoopMachine, type AgentLoopOutput } from "../machines/agent-loop.machine.js";
 import { transcriptMessages } from "../machines/transcript.js";
 import { upgradeFlatChartSnapshot } from "./flat-chart-snapshot.js";
+import { rearmDelaysOnStart } from "./rearm-delays.js";
 import { createRequestModelActor } from "./actors/request-model.js";
 import { createAfterToolCallActor, createExecuteToolActor, createPrepareArgumentsAction, createPrepareCallActor } from "./actors/tool-call-actors.js";
 import { createTurnHookActors, sequentialToolNames } from "./actors/turn-hook-actors.js";
@@ -128,7 +129,7 @@ export function provideRunActors(
  * that once per process instead of once per run.
  */
 let sharedRunMachine: typeof agentLoopMachine | undefined;
-function runMachine(): typeof agentLoopMachine {
+export function runMachine(): typeof agentLoopMachine {
   sharedRunMachine ??= provideActorsFrom(agentLoopMachine, servicesIn, listenerIn);
   return sharedRunMachine;
 }
@@ -168,6 +169,16 @@ function readableObserver(inspect: CreateAgentLoopActorOptions["inspect"]): ((ev
  * The caller's `context.messages` array is never mutated.
  */
 export function createAgentLoopActor(options: CreateAgentLoopActorOptions): AgentLoopActor {
+  return createLoopActorOf(runMachine(), options);
+}
+
+/**
+ * {@link createAgentLoopActor} with another machine: one derived from
+ * {@link runMachine} with `provide` (its actors still find the run's services
+ * and listener by the run's actor system), e.g. the stepped run's gated machine;
+ * `clock`, given, schedules the chart's delayed transitions instead of the timers.
+ */
+export function createLoopActorOf(machine: typeof agentLoopMachine, options: CreateAgentLoopActorOptions, clock?: ActorOptions<typeof agentLoopMachine>["clock"]): AgentLoopActor {
   const { context, config, signal } = options;
   // Omitted means a continue run; anything else given (null, a string) must be prompts.
   const prompts = options.prompts === undefined ? [] : options.prompts;
@@ -176,7 +187,7 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
   const streamFn = requireStreamFn(options.streamFn);
   const services = createRunServices({ config, streamFn, signal, tools: context.tools });
   const inspect = readableObserver(options.inspect);
-  const actor = createActor(runMachine(), {
+  const actor = createActor(machine, {
     systemId: LOOP_SYSTEM_ID,
     input: {
       systemPrompt: context.systemPrompt,
@@ -208,7 +219,10 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
     // A snapshot the flat chart wrote (loopchart before the hierarchical chart) restores with its state mapped.
     ...(options.snapshot ? { snapshot: upgradeFlatChartSnapshot(options.snapshot) as never } : {}),
     ...(inspect ? { inspect } : {}),
+    ...(clock ? { clock } : {}),
   });
+  // A restored snapshot's delayed transitions (a tool's timeout, a retry's backoff) are not in it: armed again at start.
+  if (options.snapshot) rearmDelaysOnStart(actor);
   // Bound before the actor starts: no actor of the run reads its services or emits before that.
   bindRun(actor.system, services, options.onEvent);
   if (options.onEvent) actor.on("*", options.onEvent as (emitted: unknown) => void);
@@ -225,7 +239,7 @@ export function createAgentLoopActor(options: CreateAgentLoopActorOptions): Agen
 }
 
 /** Starts the actor and resolves with its output. Never rejects for a loop fault: it ends the protocol instead. */
-function runActor(actor: AgentLoopActor, deliver: (event: AgentEvent) => void): Promise<AgentLoopOutput> {
+export function runActor(actor: AgentLoopActor, deliver: (event: AgentEvent) => void): Promise<AgentLoopOutput> {
   return new Promise((resolve) => {
     let ended = false;
     actor.on("agent_end", () => {

@@ -13,6 +13,18 @@ export {
   type CreateAgentLoopActorOptions,
 } from "./agent-loop.js";
 export { Agent, type AgentRunRequest, type ApproveOptions } from "./agent.js";
+export {
+  createSteppedRun,
+  describeEffect,
+  SteppedRunError,
+  type CreateSteppedRunOptions,
+  type EffectChoice,
+  type PendingEffect,
+  type SteppedHookName,
+  type SteppedRun,
+  type SteppedRunErrorReason,
+  type StepOutcome,
+} from "./stepped/index.js";
 export { defaultConvertToLlm } from "./agent/agent-input.js";
 export type { AgentListener, AgentOptions, AgentThinkingBudgets, AgentTransport } from "./agent/agent-options.js";
 export { UNKNOWN_MODEL, type AgentInitialState, type AgentState, type AgentTools } from "./agent/agent-state.js";
