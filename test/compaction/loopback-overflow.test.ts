@@ -61,6 +61,23 @@ describe("compaction against a real OpenAI-compatible server on 127.0.0.1", () =
     expect(JSON.stringify(retried!.messages.at(-1))).toContain("what is left to do?");
   });
 
+  it("a length stop with a single output token on a full window is compacted and retried", async () => {
+    server = await startScriptedServer({
+      responses: [
+        // The server counted 8,100 prompt tokens of the 8,192 and could write one token.
+        { content: [{ type: "text", text: "I" }], stopReason: "length", usage: { input: 8_100, output: 1 } },
+        { content: [{ type: "text", text: "## Goal\nfinish the edits" }] },
+        { content: [{ type: "text", text: "Nothing is left." }] },
+      ],
+    });
+    const events = await run(`${server.url}/v1`);
+    expect(events.at(-1)).toMatchObject({ type: "agent_end", exitReason: "completed" });
+    expect(events.find((event) => event.type === "compaction_start")).toMatchObject({ reason: "length", discarded: { stopReason: "length" } });
+    expect(server.requests).toHaveLength(3);
+    const retried = chat(server.requests[2]!.body);
+    expect(JSON.stringify(retried.messages[1])).toContain("finish the edits");
+  });
+
   it("a second context_length_exceeded after compacting ends the run error, naming it", async () => {
     server = await startScriptedServer({ responses: [OVERFLOW, { content: [{ type: "text", text: "## Goal\nx" }] }, OVERFLOW] });
     const events = await run(`${server.url}/v1`);
