@@ -20,6 +20,8 @@ export interface CompactionChildOptions {
   sessionId: string;
   resume: boolean;
   holdInSummary: boolean;
+  /** After resuming, prompt the agent again with this. */
+  promptAgain?: string;
 }
 
 export const WINDOW = 3000;
@@ -88,6 +90,7 @@ let agent: Agent;
 if (options.resume) {
   agent = await Agent.resume(store, options.sessionId, { ...agentOptions, initialState: { tools: [read] } });
   await agent.waitForIdle();
+  if (options.promptAgain !== undefined) await agent.prompt(options.promptAgain);
 } else {
   agent = new Agent({ ...agentOptions, initialState: { systemPrompt: "read files", model: sizedModel(WINDOW), tools: [read] }, sessionId: options.sessionId, sessionStore: store });
   await agent.prompt("Read every file.");

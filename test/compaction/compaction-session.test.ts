@@ -12,7 +12,7 @@ import type { StoredSession } from "../../src/sessions/session-store.js";
 import { isSummaryMessage } from "../../src/compaction/summary-message.js";
 import type { AgentMessage } from "../../src/types.js";
 import { REPO_ROOT } from "../cli/spawn-cli.js";
-import { tempDirSync } from "../support/temp-dir.js";
+import { STORE_KINDS } from "../sessions/store-fixtures.js";
 import type { CompactionChildOptions } from "./compaction-crash-child.js";
 import { orphanCalls } from "./transcripts.js";
 
@@ -60,9 +60,9 @@ const resultOf = (lines: string[]) => JSON.parse(lines.find((line) => line.start
 const paths = (messages: readonly AgentMessage[]) =>
   messages.flatMap((message) => (message.role === "toolResult" ? [/src\/f\d+\.ts/.exec(JSON.stringify(message.content))?.[0]] : []));
 
-describe("compaction in a durable session", () => {
+describe.each(STORE_KINDS)("compaction in a durable session ($name store)", (kind) => {
   it("records the compaction, keeps every message in the log, and resumes the compacted transcript", async () => {
-    const dir = tempDirSync("loopchart-compaction-session-");
+    const dir = kind.cliSpec(kind.freshLocation());
     const options = { store: dir, sessionId: "s1", resume: false, holdInSummary: false };
     const { lines } = await runChild(options);
     const stored = (await loadSession(dir, "s1"))!;
@@ -78,10 +78,18 @@ describe("compaction in a durable session", () => {
     expect(isSummaryMessage(live[0])).toBe(true);
     expect(live.slice(1)).toEqual(stored.messages.slice(stored.record.compaction!.keptFrom));
     expect(orphanCalls(live)).toEqual([]);
+
+    // The next run starts from the compacted transcript; the log gets exactly its new messages.
+    const again = await runChild({ ...options, resume: true, promptAgain: "Anything else?" });
+    const after = (await loadSession(dir, "s1"))!;
+    expect(after.messages.slice(0, stored.messages.length)).toEqual(stored.messages);
+    expect(after.messages.slice(stored.messages.length).map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(after.record.compaction).toEqual(stored.record.compaction);
+    expect(resultOf(again.lines)).toEqual([...live, ...after.messages.slice(stored.messages.length)]);
   }, 60_000);
 
   it("a process SIGKILLed while compacting resumes by compacting again; the log has one compaction", async () => {
-    const dir = tempDirSync("loopchart-compaction-crash-");
+    const dir = kind.cliSpec(kind.freshLocation());
     const first = await runChild({ store: dir, sessionId: "s1", resume: false, holdInSummary: true }, async () => {
       const value = (await loadSession(dir, "s1").catch(() => undefined))?.record.snapshot as { value?: unknown } | undefined;
       return JSON.stringify(value?.value) === JSON.stringify({ requesting: "compacting" });
