@@ -80,6 +80,7 @@ export const agentLoopMachine = agentLoopSetup.createMachine({
       ...(input.toolPolicies !== undefined ? { toolPolicies: input.toolPolicies } : {}),
       ...(input.maxParallelCalls !== undefined ? { maxParallelCalls: input.maxParallelCalls } : {}),
       registersCalls: input.registersCalls === true,
+      ...(input.compaction !== undefined ? { compaction: input.compaction } : {}),
     },
     limits: {},
     approvedTools: input.approvedTools ?? [],

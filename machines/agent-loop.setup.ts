@@ -31,6 +31,19 @@ import {
   type InvalidCallStreak,
 } from "./loop-policies.js";
 import {
+  compactionEndEvent,
+  compactionStartEvent,
+  compactsAfterOverflow,
+  compactedState,
+  contextTokens,
+  contextTooLarge,
+  overflowPersists,
+  type CompactContextInput,
+  type CompactionReason,
+  type CompactionResult,
+} from "./compaction-policy.js";
+import { compactWithSummary } from "../src/compaction/compact-transcript.js";
+import {
   ABORTED_MESSAGE,
   appended,
   failedResponse,
@@ -71,6 +84,7 @@ export const AWAITED_BY_INVOKE: Readonly<Record<string, string>> = {
   prepareRequest: "prepareRequest",
   finishTurn: "finishTurn",
   invalidCallHint: "the invalid-call hint",
+  compactContext: "the compaction summarizer",
   // Its actor never throws (a failing stream is a failed response); if it did, `requesting` would end the turn as for a hook.
   requestModel: "the model request",
 };
@@ -126,6 +140,14 @@ export const agentLoopSetup = setup({
     finishTurn: fromPromise<TurnDecision | undefined, TurnHookInput>(async () => undefined),
     /** The tool batch of one response: runs its calls, finishes with their results in source order. */
     toolBatch: toolBatchMachine,
+    /**
+     * Compacts the transcript (`requesting.compacting`): the summary of the older history
+     * and how many leading messages it replaces. Stand-in: the real cut, with a fixed
+     * summary text instead of a model's (no I/O).
+     */
+    compactContext: fromPromise<CompactionResult, CompactContextInput>(async ({ input }) =>
+      compactWithSummary(transcriptMessages(input.messages), input.settings.keepRecentTokens, () => "(summary)", input.systemPrompt),
+    ),
   },
   delays: {
     abortGrace: ({ context }) => context.settings.abortGraceMs,
@@ -164,6 +186,14 @@ export const agentLoopSetup = setup({
     decidedToEnd: ({ context }) => context.turnDecision === "end",
     decidedToContinue: ({ context }) => context.turnDecision === "continue",
     shouldStop: (_, stop: boolean) => stop,
+    /** Compaction is on and the next request's estimated context passes `contextWindow − reserveTokens`. */
+    contextTooLarge: ({ context }) => contextTooLarge(context),
+    /** The response overflowed the window (error or short `length` stop), not yet retried this turn. */
+    compactsAfterOverflow: ({ context }, response: AssistantMessage) => compactsAfterOverflow(context, response),
+    /** The response overflowed again after this turn's compaction. */
+    overflowPersists: ({ context }, response: AssistantMessage) => overflowPersists(context, response),
+    /** The compaction before the request is done, and the run asks prepareRequest before it. */
+    preparesRequestAfterCompaction: ({ context }) => context.settings.hooks.prepareRequest && context.limits.compaction?.pending?.reason === "threshold",
   },
   actions: {
     emitRunStart: enqueueActions(({ context, enqueue }) => {
@@ -341,6 +371,32 @@ export const agentLoopSetup = setup({
       enqueue.emit({ type: "message_end", message });
       enqueue.assign({ ...appended(context, [message]), assistant: message, toolResults: [] });
     }),
+    /**
+     * Begins a compaction: records why (a snapshot taken now restores into
+     * `compacting` and compacts again) and emits `compaction_start`. After an
+     * overflow the turn is marked retried, and the overflowing response is
+     * dropped: it never joins the transcript.
+     */
+    startCompaction: enqueueActions(({ context, enqueue }, params: { reason: CompactionReason; discarded?: AssistantMessage; instructions?: string }) => {
+      const pending = { reason: params.reason, tokensBefore: contextTokens(context), ...(params.instructions !== undefined ? { instructions: params.instructions } : {}) };
+      const retried = params.reason === "overflow" || params.reason === "length";
+      enqueue.assign({
+        limits: {
+          ...context.limits,
+          compaction: { usageFrom: context.limits.compaction?.usageFrom ?? 0, ...(retried ? { retriedTurn: context.turn } : context.limits.compaction?.retriedTurn !== undefined ? { retriedTurn: context.limits.compaction.retriedTurn } : {}), pending },
+        },
+      });
+      enqueue.emit(compactionStartEvent(pending, params.discarded));
+    }),
+    /** Ends a compaction: the transcript becomes the summary message and the kept messages; emits `compaction_end`. */
+    applyCompaction: enqueueActions(({ context, enqueue }, result: CompactionResult) => {
+      const state = context.limits.compaction;
+      const reason = state?.pending?.reason ?? "threshold";
+      const messages = result.compacted && result.summaryMessage ? transcriptOf([result.summaryMessage, ...transcriptMessages(context.messages).slice(result.replaced)]) : context.messages;
+      enqueue.assign({ messages, limits: { ...context.limits, compaction: compactedState(state, reason, result, messages.length) } });
+      enqueue.emit(compactionEndEvent(reason, result));
+    }),
+
     emitRunEnd: emit(({ context }) => ({
       type: "agent_end" as const,
       messages: transcriptMessages(context.newMessages),

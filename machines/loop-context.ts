@@ -20,6 +20,8 @@ import { appendMessages, type Transcript } from "./transcript.js";
 import { errorText } from "./tool-call.machine.js";
 import { capsFor, type BudgetSpent, type InvalidCallStreak, type ToolPolicies } from "./loop-policies.js";
 import { batchModeOf, type ToolBatchInput } from "./tool-batch.machine.js";
+import type { CompactionSettings } from "../src/compaction/compaction-settings.js";
+import type { CompactionState } from "./compaction-policy.js";
 
 export { runsSequentially } from "./tool-batch.machine.js";
 
@@ -78,6 +80,8 @@ export interface AgentLoopInput {
    * a system id can be registered only once.
    */
   registersCalls?: boolean;
+  /** Compaction (`config.compaction`): the `requesting.compacting` state is entered only when set. */
+  compaction?: CompactionSettings;
 }
 
 /**
@@ -104,6 +108,8 @@ export interface RunSettings {
   maxParallelCalls?: number;
   /** See {@link AgentLoopInput.registersCalls}. */
   registersCalls: boolean;
+  /** See {@link AgentLoopInput.compaction}. */
+  compaction?: CompactionSettings;
 }
 
 /** Where a run stands against its policies; each field only once it applies. */
@@ -114,6 +120,8 @@ export interface LimitsState {
   wrappingUp?: "maxTurns" | "budget";
   /** What the responses used so far (only with a budget). */
   spent?: BudgetSpent;
+  /** Where compaction stands (only with `settings.compaction`, once it ran). */
+  compaction?: CompactionState;
 }
 
 /** `limits` with the breaker's row replaced (or ended, with `undefined`). */

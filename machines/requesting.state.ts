@@ -8,6 +8,13 @@
  *                     └───────────────────────────────────────┴▶ awaitingResponse
  *   awaitingResponse ─ model.done ─▶ dispatching | betweenTurns (finishingTurn | endingTurn) | done
  *
+ * With compaction (`settings.compaction`), `compacting` summarizes older history:
+ * entered from `injectingPending` when the estimated context passes
+ * `contextWindow − reserveTokens` (contextTooLarge), and from `awaitingResponse`
+ * when the response overflowed (compactsAfterOverflow: the response is dropped and
+ * the request retried once; overflowPersists ends the run `error`). Without it no
+ * guard here is true and `compacting` is never entered.
+ *
  * A later turn enters at `injectingPending` (from `betweenTurns`). The turn has
  * started (`turn_start` was emitted), so a hook that fails or is abandoned here
  * ends it with a failed response before `turn_end`: that handling is declared
@@ -18,6 +25,7 @@
 import { ABORTED_MESSAGE, LENGTH_TRUNCATION_MESSAGE, prepareRequestInput } from "./loop-context.js";
 import { WRAP_UP_REFUSAL_MESSAGE } from "./loop-policies.js";
 import type { RequestModelInput } from "./events.js";
+import { persistentOverflowResponse, type CompactContextInput, type CompactionResult } from "./compaction-policy.js";
 import { agentLoopSetup, hookFailureOf } from "./agent-loop.setup.js";
 
 /** What the run waits on while the model request is out (an abandonment warning names it). */
@@ -54,7 +62,30 @@ export const requestingState = agentLoopSetup.createStateConfig({
     // Pending messages (steering, follow-up, prepareNextTurn's) join the transcript before each request.
     injectingPending: {
       entry: "injectPending",
-      always: [{ guard: "preparesRequest", target: "preparingRequest" }, { target: "awaitingResponse" }],
+      always: [
+        { guard: "contextTooLarge", target: "compacting", actions: { type: "startCompaction", params: { reason: "threshold" } } },
+        { guard: "preparesRequest", target: "preparingRequest" },
+        { target: "awaitingResponse" },
+      ],
+    },
+    // Compaction: the summarizer replaces older history by its summary; then the request (again, after an overflow).
+    compacting: {
+      invoke: {
+        id: "compactContext",
+        src: "compactContext",
+        input: ({ context }): CompactContextInput => ({
+          messages: context.messages,
+          systemPrompt: context.systemPrompt,
+          model: context.model,
+          settings: context.settings.compaction as NonNullable<typeof context.settings.compaction>,
+          reason: context.limits.compaction?.pending?.reason ?? "threshold",
+          ...(context.limits.compaction?.pending?.instructions !== undefined ? { instructions: context.limits.compaction.pending.instructions } : {}),
+        }),
+        onDone: [
+          { guard: "preparesRequestAfterCompaction", target: "preparingRequest", actions: { type: "applyCompaction", params: ({ event }) => event.output as CompactionResult } },
+          { target: "awaitingResponse", actions: { type: "applyCompaction", params: ({ event }) => event.output as CompactionResult } },
+        ],
+      },
     },
     // pi 1.x: prepareRequest may replace the context, model and thinking level from this request on.
     preparingRequest: {
@@ -82,6 +113,24 @@ export const requestingState = agentLoopSetup.createStateConfig({
         "run.abandon": { actions: [{ type: "warnAbandoned", params: { waitingOn: MODEL_REQUEST } }, "abandonRequest", "markAbandoned"] },
         // Every branch accepts the response first; the guards read it from the event.
         "model.done": [
+          // Compaction only: a response that overflowed the window is dropped; compact, then retry once.
+          {
+            guard: { type: "compactsAfterOverflow", params: ({ event }) => event.message },
+            target: "compacting",
+            actions: {
+              type: "startCompaction",
+              params: ({ event }) => ({ reason: event.message.stopReason === "length" ? ("length" as const) : ("overflow" as const), discarded: event.message }),
+            },
+          },
+          {
+            guard: { type: "overflowPersists", params: ({ event }) => event.message },
+            target: "#agentLoop.done",
+            actions: [
+              { type: "acceptResponse", params: ({ event }) => ({ message: persistentOverflowResponse(event.message), started: event.started }) },
+              "emitTurnEnd",
+              "exitFromResponse",
+            ],
+          },
           {
             guard: { type: "finishesFailedTurn", params: ({ event }) => event.message },
             target: "#agentLoop.betweenTurns.finishingTurn",

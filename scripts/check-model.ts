@@ -11,10 +11,11 @@ const HELP = `Usage: npm run check:model [-- --help]
 
 Explores every path of the agent loop statechart (machines/agent-loop.machine.ts, with the
 tool-batch and tool-call machines it runs) under an abstract world: model replies (text,
-1..n tool calls, length-truncated, error, malformed final events, repaired tool-call ids), tool
+1..n tool calls, length-truncated, error, malformed final events, repaired tool-call ids; with
+compaction a context overflow, a context too large and short length stops, and the summarizer), tool
 outcomes, hooks, aborts, max turns, and "what is pending never settles" (then only the abort
 and its grace period happen, and the run must end). It
-checks invariants I1-I8 on every path, reports how many transitions of each machine some
+checks invariants I1-I9 on every path, reports how many transitions of each machine some
 path took, and exits 1 on a violation or when a transition is never taken.
 
 The exploration is bounded; the report's "frontier states" are the states that would start

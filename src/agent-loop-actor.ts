@@ -25,6 +25,8 @@ import { bindRun, createRunServices, listenerIn, LOOP_SYSTEM_ID, servicesIn, typ
 import { heardBy, type ListenerSource } from "./heard-by.js";
 import { policyInput } from "./tool-policies.js";
 import { createInvalidCallHintActor } from "./actors/invalid-call-hint.js";
+import { createCompactContextActor } from "./actors/compact-context.js";
+import { compactionSettings } from "./compaction/compaction-settings.js";
 import type {
   AgentContext,
   AgentEvent,
@@ -99,6 +101,7 @@ function provideActorsFrom(machine: typeof agentLoopMachine, servicesOf: Service
       requestModel: heard(createRequestModelActor(servicesOf)),
       ...createTurnHookActors(servicesOf),
       invalidCallHint: createInvalidCallHintActor(servicesOf),
+      compactContext: createCompactContextActor(servicesOf),
       toolBatch,
     },
   });
@@ -213,6 +216,7 @@ export function createLoopActorOf(machine: typeof agentLoopMachine, options: Cre
       ...(config.approvedTools !== undefined ? { approvedTools: [...config.approvedTools] } : {}),
       // Every call is registered under `toolCall:<id>`, where approval decisions find it.
       registersCalls: true,
+      ...(config.compaction !== undefined ? { compaction: compactionSettings(config.compaction, config.model, config.maxTokens) } : {}),
     },
     // A snapshot the flat chart wrote (loopchart before the hierarchical chart) restores with its state mapped.
     ...(options.snapshot ? { snapshot: upgradeFlatChartSnapshot(options.snapshot) as never } : {}),

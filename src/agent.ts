@@ -33,6 +33,8 @@ import { forkSession, type ForkOptions } from "./agent/fork-session.js";
 import { assertSessionId, type SessionStore } from "./sessions/session-store.js";
 import { SessionNotFoundError } from "./errors/session-not-found-error.js";
 import { hasUnfinishedRun, sessionTranscript } from "./sessions/session-transcript.js";
+import { compactManually } from "./agent/agent-compact.js";
+import type { CompactionResult } from "./compaction/compact-transcript.js";
 import type {
   AgentContext,
   AgentEvent,
@@ -67,6 +69,7 @@ const BUSY_PROMPT =
   "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.";
 const BUSY_CONTINUE = "Agent is already processing. Wait for completion before continuing.";
 const BUSY_RESET = "Agent is already processing. Wait for completion before resetting.";
+const BUSY_COMPACT = "Agent is already processing. Wait for completion before compacting.";
 
 /**
  * A stateful agent over loopchart's loop, with pi-agent-core's API.
@@ -125,6 +128,8 @@ export class Agent {
   maxTurns?: number;
   /** loopchart: the XState inspector of the next run (readable snapshots; see `AgentOptions.inspect`). */
   inspect?: AgentOptions["inspect"];
+  /** loopchart: context compaction of the next runs and of {@link compact} (see `AgentOptions.compaction`). */
+  compaction?: AgentOptions["compaction"];
   /** loopchart: where the session is saved as it runs; undefined for an in-memory agent. */
   readonly sessionStore?: SessionStore;
   /** loopchart: the caller's data kept on the session record. */
@@ -170,6 +175,7 @@ export class Agent {
     this.toolExecution = options.toolExecution ?? "parallel";
     this.maxTurns = options.maxTurns;
     this.inspect = options.inspect;
+    this.compaction = options.compaction;
   }
 
   /**
@@ -471,6 +477,45 @@ export class Agent {
     const followUps = this.followUpQueue.drain();
     if (followUps.length > 0) return this.run({ kind: "prompt", messages: followUps });
     throw new LoopInputError("Cannot continue from message role: assistant");
+  }
+
+  /**
+   * loopchart: compacts the transcript now (pi's `/compact`): older history is
+   * replaced by a summary (with `instructions` added to the summarizer's), the
+   * newest kept verbatim; `compaction_start` / `compaction_end` (reason `manual`)
+   * go to the listeners. Uses `compaction` (or its defaults for the model). Rejects
+   * with {@link AgentBusyError} while a run is active, and with the summarizer's
+   * error (the transcript unchanged) when the summary cannot be written.
+   */
+  async compact(instructions?: string): Promise<CompactionResult> {
+    if (this.activeRun) throw new AgentBusyError("compact", BUSY_COMPACT);
+    if (this.sessionStore) {
+      throw new LoopInputError("agent.compact() does not record into a session store yet; give the agent `compaction` so its runs compact (and record it) instead");
+    }
+    const controller = new AbortController();
+    let markIdle = () => {};
+    const idle = new Promise<void>((resolve) => {
+      markIdle = resolve;
+    });
+    // Busy while it compacts: a prompt waits for it, and abort() stops the summarizer.
+    this.activeRun = { controller, idle };
+    try {
+      return await compactManually({
+      messages: this.mutableState.messages.slice(),
+      systemPrompt: this.mutableState.systemPrompt,
+      model: this.mutableState.model,
+      compaction: this.compaction,
+      streamFn: this.streamFn,
+      getApiKey: this.getApiKey,
+      convertToLlm: this.convertToLlm,
+      ...(instructions !== undefined ? { instructions } : {}),
+      signal: controller.signal,
+      emit: (event) => this.handleEvent(event, controller.signal),
+      });
+    } finally {
+      this.activeRun = undefined;
+      markIdle();
+    }
   }
 
   /**

@@ -73,6 +73,7 @@ export {
 } from "./inspection/sanitize.js";
 export { readableInspectionEvent, readableInspector, readableSnapshot, type ReadableSnapshot } from "./inspection/readable-inspection.js";
 export { rawInspectionEvent } from "./inspection/raw-inspection-event.js";
+export * from "./compaction/index.js";
 export type * from "./types.js";
 export { TRACE_FLUSH_CHARS, recordTrace, type RecordTraceOptions, type TraceRecorder } from "./inspection/record-trace.js";
 export { loadTrace, parseTrace, type Trace } from "./cli/trace-reader.js";

@@ -9,6 +9,7 @@ import { LoopInputError } from "./errors/loop-input-error.js";
 import type { AgentContext, AgentLoopConfig, AgentMessage, ToolExecutionMode } from "./types.js";
 import { assertOutputSchema, assertToolParameters } from "./validation.js";
 import { replaysSafely } from "./tool-policies.js";
+import { assertCompactionConfig, compactionSettings } from "./compaction/compaction-settings.js";
 
 /** The values `config.toolExecution` accepts. */
 export const TOOL_EXECUTION_MODES: readonly ToolExecutionMode[] = ["parallel", "sequential"];
@@ -107,6 +108,8 @@ function assertConfig(config: AgentLoopConfig): void {
     throw new LoopInputError(`config.approvedTools must be an array of tool names, got ${describeValue(approvedTools)}`);
   }
   assertPolicies(config);
+  assertCompactionConfig(config.compaction);
+  if (config.compaction !== undefined) compactionSettings(config.compaction, config.model, config.maxTokens);
   const toolExecution: unknown = config.toolExecution;
   if (toolExecution !== undefined && !TOOL_EXECUTION_MODES.includes(toolExecution as ToolExecutionMode)) {
     throw new LoopInputError(

@@ -14,11 +14,13 @@ import type {
   ToolCall,
   ToolResultMessage,
   Usage,
+  UserMessage,
   AssistantMessageEvent,
   ThinkingLevel as LlmThinkingLevel,
 } from "./llm-types.js";
 import type { InferToolArgs, ToolParameters } from "./schema-types.js";
 import type { LoopInspector } from "./inspection/inspection-event.js";
+import type { CompactionConfig } from "./compaction/compaction-settings.js";
 
 export type * from "./llm-types.js";
 export type { ArgsSchema, InferToolArgs, JsonSchema, ToolParameters } from "./schema-types.js";
@@ -441,6 +443,15 @@ export interface AgentLoopConfig extends SimpleStreamOptions {
   /** loopchart: reasoning level; `"off"` sends none. Overrides `reasoning` when set. */
   thinkingLevel?: ThinkingLevel;
   /**
+   * loopchart: context compaction, off unless set. Older history is summarized (by the
+   * run's own model unless `summarize` is given) when the context nears the window, when
+   * the provider refuses a request as too long, or when a response stops for `length` far
+   * below the output allowed; the last two retry the request once. See `CompactionConfig`.
+   *
+   * @example compaction: { reserveTokens: 16_384, keepRecentTokens: 20_000 }
+   */
+  compaction?: CompactionConfig;
+  /**
    * loopchart: an XState inspector that sees every actor of the run (loop, batch, each call,
    * each invoked actor), e.g. `createWebSocketInspector({ url }).inspect` from `@statelyai/inspect`
    * or `recordTrace({ file }).inspect`. It receives readable events: snapshots, events and
@@ -504,6 +515,36 @@ export type AgentEvent =
       toolCallId: string;
       toolName: string;
       args: unknown;
+    }
+  | {
+      /**
+       * loopchart: the run compacts its context (`config.compaction`): `threshold` (the
+       * estimated context passed `contextWindow − reserveTokens` before a request),
+       * `overflow` (the provider refused the request as too long), `length` (the response
+       * stopped for length far below the output allowed) or `manual` (`agent.compact()`).
+       * `tokensBefore` is the estimate that started it. `discarded`: the overflowing
+       * response, which is not added to the transcript (the request is retried once).
+       */
+      type: "compaction_start";
+      reason: "threshold" | "overflow" | "length" | "manual";
+      tokensBefore: number;
+      discarded?: AssistantMessage;
+    }
+  | {
+      /**
+       * loopchart: the compaction finished. When `compacted`, the transcript's first
+       * `replaced` messages were replaced by `summaryMessage` (a user message holding
+       * `summary` and the files read and modified); the rest is kept verbatim. Apply it to
+       * a transcript you keep with `applyCompaction(messages, event)`. Sizes are estimates.
+       */
+      type: "compaction_end";
+      reason: "threshold" | "overflow" | "length" | "manual";
+      compacted: boolean;
+      tokensBefore: number;
+      tokensAfter: number;
+      summary: string;
+      replaced: number;
+      summaryMessage?: UserMessage;
     }
   | {
       /**

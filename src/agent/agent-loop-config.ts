@@ -35,6 +35,7 @@ export interface AgentRunSettings {
   toolExecution: ToolExecutionMode;
   maxTurns?: number;
   inspect?: AgentOptions["inspect"];
+  compaction?: AgentOptions["compaction"];
 }
 
 /** What a run's config needs besides the settings. */
@@ -70,6 +71,7 @@ export function createAgentLoopConfig(agent: AgentRunSettings, wiring: AgentRunW
     maxRetryDelayMs: agent.maxRetryDelayMs,
     toolExecution: agent.toolExecution,
     maxTurns: agent.maxTurns,
+    ...(agent.compaction ? { compaction: agent.compaction } : {}),
     ...(agent.inspect ? { inspect: agent.inspect } : {}),
     beforeToolCall: agent.beforeToolCall,
     afterToolCall: agent.afterToolCall,

@@ -84,6 +84,8 @@ export interface AgentOptions {
   toolExecution?: ToolExecutionMode;
   /** loopchart: a run ends (exit reason `maxTurns`) instead of starting turn `maxTurns + 1`. */
   maxTurns?: number;
+  /** loopchart: context compaction for every run (off unless set; see `AgentLoopConfig.compaction`); `agent.compact()` uses it too. */
+  compaction?: AgentLoopConfig["compaction"];
   /**
    * loopchart: an XState inspector for every run of the agent, seeing every actor of each run
    * with readable snapshots (see `AgentLoopConfig.inspect`), e.g.

@@ -3,6 +3,7 @@
  * changes it. Same fields and setter semantics as pi-agent-core's `AgentState`.
  */
 import { createZeroUsage } from "../messages.js";
+import { applyCompaction } from "../compaction/compact-transcript.js";
 import { REQUEST_ABORTED_MESSAGE as ABORTED_MESSAGE } from "../providers/assistant-stream.js";
 import type { AgentContext, AgentEvent, AgentMessage, AssistantMessage, Model, ThinkingLevel } from "../types.js";
 
@@ -123,6 +124,14 @@ export function reduceAgentState(state: MutableAgentState, event: AgentEvent): v
       if (!state.errorMessage && (event.exitReason === "aborted" || event.exitReason === "error")) {
         state.errorMessage = event.errorMessage ?? (event.exitReason === "aborted" ? ABORTED_MESSAGE : "The run failed");
       }
+      return;
+    case "compaction_start":
+      // An overflowing response that was streaming is dropped, not added: nothing streams now.
+      state.streamingMessage = undefined;
+      return;
+    case "compaction_end":
+      // The transcript kept here is the loop's: the same compaction applies to it.
+      if (event.compacted) state.messages = applyCompaction(state.messages, event);
       return;
     case "agent_start":
     case "turn_start":

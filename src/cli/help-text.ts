@@ -84,6 +84,11 @@ Options:
                                e.g. --tool-timeout 30s  (also 500ms, 2m; a bare number is seconds)
       --idle-timeout <time>    End a model request whose stream delivers nothing this long (default 120s).
       --max-time <time>        Abort the whole run after this long (exit reason aborted), e.g. --max-time 10m
+      --compact <setting>      Context compaction, on by default with the model's context window:
+                               older history is summarized when the context nears the window, and
+                               after the provider refuses a request as too long (retried once).
+                               off, or reserve=N,keep=N,window=N  e.g. --compact reserve=16k,keep=20k
+      --no-compact             Never compact (a run that outgrows the window ends with an error).
       --max-retries <n>        Retries of a model request that failed with 429/5xx or a network
                                error (with backoff). Default: the provider's (2).  e.g. --max-retries 0
       --trace <file>           Record the run as JSONL (docs/TRACE_FORMAT.md), API keys redacted.

@@ -5,6 +5,14 @@ import { createStyle, formatCost, formatCount, formatDuration, plural } from "./
 import { asAssistant, emptyRunStats, observeEvent, type RunStats } from "./run-stats.js";
 import { SUMMARY_MAX_CHARS, oneLine, summarizeArgs, summarizeResult } from "./summarize.js";
 
+/** Why a compaction ran, in words. */
+const COMPACTION_REASONS = {
+  threshold: "the context nears the window",
+  overflow: "the provider refused the request as too long",
+  length: "the answer was cut off far below its limit",
+  manual: "asked for",
+} as const;
+
 /** How often the TTY spinner redraws. */
 export const SPINNER_INTERVAL_MS = 80;
 /** Without a TTY, how often a still-running tool call is reported. */
@@ -213,6 +221,19 @@ export function createHumanRenderer({ out, err, live, color, now = Date.now, tur
       case "warning":
         endText();
         line(style.yellow(`⚠ ${event.message}`));
+        return;
+      case "compaction_start":
+        endText();
+        line(style.dim(`⟲ compacting the context (${COMPACTION_REASONS[event.reason]}, ~${event.tokensBefore.toLocaleString("en-US")} tokens)…`));
+        return;
+      case "compaction_end":
+        line(
+          style.dim(
+            event.compacted
+              ? `⟲ compacted: ${event.replaced} messages summarized, ~${event.tokensBefore.toLocaleString("en-US")} → ~${event.tokensAfter.toLocaleString("en-US")} tokens`
+              : "⟲ nothing older to compact: the newest turn is kept whole",
+          ),
+        );
         return;
       case "agent_end":
         endText();

@@ -5,6 +5,8 @@ import { DEFAULT_TOOL_NAMES, TOOL_NAMES } from "./cli-defaults.js";
 import { MCP_OPTIONS, mcpArgs, type McpCliArgs } from "./mcp-servers.js";
 import { parseToolList } from "./resolve-tools.js";
 import { UsageError } from "./usage-error.js";
+import { compactionOf } from "./compact-flag.js";
+import type { CompactionConfig } from "../compaction/compaction-settings.js";
 import type { ThinkingLevel } from "../types.js";
 import { SESSION_ID_PATTERN } from "../sessions/session-store.js";
 import { CHECKPOINT_POLICIES, type CheckpointPolicy } from "../sessions/session-checkpoint.js";
@@ -37,6 +39,8 @@ export interface RunArgs {
   idleTimeoutMs?: number;
   /** `--max-time`: the whole run's deadline, in milliseconds. */
   maxTimeMs?: number;
+  /** `--compact <setting>` / `--no-compact`: compaction settings, or false for off (absent: on with the defaults). */
+  compaction?: CompactionConfig | false;
   /** Retries of retryable model failures (429, 5xx); undefined keeps the provider's default. */
   maxRetries?: number;
   /** Absolute path of the trace file, when `--trace` was given. */
@@ -74,6 +78,8 @@ export const RUN_OPTIONS = {
   "tool-timeout": { type: "string" },
   "idle-timeout": { type: "string" },
   "max-time": { type: "string" },
+  compact: { type: "string" },
+  "no-compact": { type: "boolean" },
   "max-retries": { type: "string" },
   trace: { type: "string" },
   inspect: { type: "string" },
@@ -115,6 +121,7 @@ export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs 
   }
   const cwd = resolve(baseDir, typeof values.cwd === "string" ? values.cwd : ".");
   const mcp = mcpArgs(values, baseDir);
+  const compaction = compactionOf(values);
   if (!help) checkDirectory(cwd);
   return {
     help,
@@ -132,6 +139,7 @@ export function parseRunArgs(args: readonly string[], baseDir: string): RunArgs 
     ...(typeof values["tool-timeout"] === "string" ? { toolTimeoutMs: parseDuration("--tool-timeout", values["tool-timeout"]) } : {}),
     ...(typeof values["idle-timeout"] === "string" ? { idleTimeoutMs: parseDuration("--idle-timeout", values["idle-timeout"]) } : {}),
     ...(typeof values["max-time"] === "string" ? { maxTimeMs: parseDuration("--max-time", values["max-time"]) } : {}),
+    ...(compaction === undefined ? {} : { compaction }),
     maxRetries: typeof values["max-retries"] === "string" ? parseNonNegativeInt("--max-retries", values["max-retries"]) : undefined,
     tracePath: typeof values.trace === "string" ? resolve(baseDir, nonEmpty(values.trace, "--trace")) : undefined,
     inspectUrl: typeof values.inspect === "string" ? wsUrl(values.inspect) : undefined,

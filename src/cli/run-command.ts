@@ -120,8 +120,9 @@ async function startRun(
 }
 
 /** The loop policies given on the command line (`--wrap-up`, `--budget-usd`, `--tool-timeout`, `--idle-timeout`, `--max-time`). */
-function runPolicies(parsed: RunArgs): { wrapUp?: boolean; budgetUsd?: number; toolTimeoutMs?: number; idleTimeoutMs?: number; maxTimeMs?: number } {
+function runPolicies(parsed: RunArgs): { wrapUp?: boolean; budgetUsd?: number; toolTimeoutMs?: number; idleTimeoutMs?: number; maxTimeMs?: number; compaction?: RunArgs["compaction"] } {
   return {
+    ...(parsed.compaction === undefined ? {} : { compaction: parsed.compaction }),
     ...(parsed.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: parsed.idleTimeoutMs }),
     ...(parsed.maxTimeMs === undefined ? {} : { maxTimeMs: parsed.maxTimeMs }),
     ...(parsed.wrapUp ? { wrapUp: true } : {}),

@@ -1,3 +1,4 @@
+import type { CompactionConfig } from "../compaction/compaction-settings.js";
 import type { InspectionEvent } from "xstate";
 import { runIntoSink, type AgentLoopActor } from "../agent-loop-actor.js";
 import { blockedOnApproval, type PersistedLoop } from "../sessions/session-recorder.js";
@@ -73,6 +74,8 @@ export interface SessionOptions {
   idleTimeoutMs?: number;
   /** `--max-time` in milliseconds: the run is aborted (exit reason `aborted`) when it runs longer. */
   maxTimeMs?: number;
+  /** `--compact` / `--no-compact`: compaction settings, false for off; absent, on with the model's window. */
+  compaction?: CompactionConfig | false;
   /** Passed to the stream function as `maxRetries` when set. */
   maxRetries?: number;
   /** Absolute path of the JSONL trace to write, if any. */
@@ -205,6 +208,8 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
         ...(options.toolTimeoutMs === undefined ? {} : { toolDefaults: { timeoutMs: options.toolTimeoutMs } }),
         ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
         streamIdleTimeoutMs: options.idleTimeoutMs ?? STREAM_IDLE_TIMEOUT_MS,
+        // On by default: a long run compacts its context instead of failing when it outgrows the window.
+        ...(options.compaction === false ? {} : { compaction: options.compaction ?? {} }),
         ...(options.prepareNextTurn === undefined ? {} : { prepareNextTurn: options.prepareNextTurn }),
         apiKey: resolved.apiKey,
         getApiKey: () => resolved.apiKey,

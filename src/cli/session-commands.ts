@@ -193,6 +193,7 @@ async function restoreRun(
     ...(meta.wrapUp === true ? { wrapUp: true } : {}),
     ...(meta.budgetUsd === undefined ? {} : { budgetUsd: meta.budgetUsd }),
     ...(meta.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: meta.toolTimeoutMs }),
+    ...(meta.compaction === undefined ? {} : { compaction: meta.compaction }),
     ...(meta.maxRetries === undefined ? {} : { maxRetries: meta.maxRetries }),
     tracePath,
     json: values.json === true,

@@ -5,6 +5,7 @@
  */
 import type { McpCliArgs } from "./mcp-servers.js";
 import { UsageError } from "./usage-error.js";
+import type { CompactionConfig } from "../compaction/compaction-settings.js";
 
 /** The CLI's part of a session record's `meta`. */
 export interface CliSessionMeta {
@@ -27,6 +28,8 @@ export interface CliSessionMeta {
   wrapUp?: boolean;
   budgetUsd?: number;
   toolTimeoutMs?: number;
+  /** `--compact` / `--no-compact` of the run (false: off); resume compacts the same way. */
+  compaction?: CompactionConfig | false;
   /** `--mcp`, `--mcp-url`, `--mcp-config` (absolute): the MCP servers to connect again (no env or headers stored; the file is read again). */
   mcp?: McpCliArgs;
 }

@@ -15,6 +15,8 @@ const AGENT_EVENT_TYPES = [
   "tool_execution_end",
   "approval_requested",
   "warning",
+  "compaction_start",
+  "compaction_end",
 ] as const;
 
 /** Fails to compile when the loop gains an event type that traces do not accept yet. */
@@ -50,6 +52,8 @@ export const traceEventSchema = z.object({
     z.looseObject({ type: z.literal("tool_execution_end"), toolCallId: z.string(), toolName: z.string(), isError: z.boolean() }),
     z.looseObject({ type: z.literal("approval_requested"), toolCallId: z.string(), toolName: z.string() }),
     z.looseObject({ type: z.literal("warning"), reason: z.string(), message: z.string() }),
+    z.looseObject({ type: z.literal("compaction_start"), reason: z.string(), tokensBefore: z.number() }),
+    z.looseObject({ type: z.literal("compaction_end"), reason: z.string(), compacted: z.boolean(), tokensBefore: z.number(), tokensAfter: z.number(), summary: z.string(), replaced: z.number() }),
   ]),
 });
 

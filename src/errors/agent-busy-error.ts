@@ -7,9 +7,9 @@
 export class AgentBusyError extends Error {
   override readonly name = "AgentBusyError";
   /** What was refused. */
-  readonly operation: "prompt" | "continue" | "reset";
+  readonly operation: "prompt" | "continue" | "reset" | "compact";
 
-  constructor(operation: "prompt" | "continue" | "reset", message: string) {
+  constructor(operation: "prompt" | "continue" | "reset" | "compact", message: string) {
     super(message);
     this.operation = operation;
   }

@@ -25,6 +25,9 @@ export const DEFAULT_MODEL_CHECK_MAX_CALLS = 3;
 /** Default cap on the states of one configuration; exceeding it throws. */
 export const DEFAULT_MODEL_CHECK_STATE_LIMIT = 2_000_000;
 
+/** Compaction in the model check's configurations: a window the world's "context too large" responses overflow; every length stop is short. */
+export const MODEL_CHECK_COMPACTION = { reserveTokens: 10, keepRecentTokens: 0, contextWindow: 100_000, maxOutputTokens: 100 };
+
 /** Options of {@link checkAgentLoop}. */
 export interface CheckAgentLoopOptions {
   /** Turns explored per run (default 2): configurations with `maxTurns` use it, the others stop expanding past it. */
@@ -59,7 +62,9 @@ export interface CheckAgentLoopOptions {
  * for approval (`approvals`): parallel without and with `beforeToolCall` (the
  * handshake, in slices), and sequential. Two capped ones (a tool's `concurrency`
  * 1, with `maxParallelCalls` 2; and with approvals, in slices) make the batch
- * queue prepared calls and release them as room frees up (I8).
+ * queue prepared calls and release them as room frees up (I8). Two compact their context
+ * (with follow-up in parallel; with steering and `prepareRequest` sequentially), where the
+ * model may also overflow the window and the summarizer cuts the real transcript (I9).
  */
 export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAULT_MODEL_CHECK_MAX_CALLS): ModelCheckConfiguration[] {
   // A fan-out one call smaller than the largest batch: the largest runs in slices, smaller ones are parented by the batch.
@@ -141,6 +146,16 @@ export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAUL
       input: { maxTurns: 1, toolPolicies: { calls: {}, concurrency: { [TOOL]: 1 } } },
       approvals: true,
       batchFanOut: fanOut,
+    },
+    // Compaction (I9): the model may overflow the window (an error, a short length stop) or report a context
+    // near it; the summarizer cuts the real transcript as deep as the running turn allows, or finds nothing to cut.
+    {
+      name: `compaction and follow-up, parallel, maxTurns ${turns}`,
+      input: { hooks: { followUp: true } as never, maxTurns: turns, compaction: MODEL_CHECK_COMPACTION },
+    },
+    {
+      name: `compaction, steering and prepareRequest, sequential, maxTurns ${turns}`,
+      input: { hooks: { steering: true, prepareRequest: true } as never, toolExecution: "sequential", maxTurns: turns, compaction: MODEL_CHECK_COMPACTION },
     },
     {
       name: "tool timeout, afterToolCall, maxTurns 1",

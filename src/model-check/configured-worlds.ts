@@ -79,6 +79,7 @@ export function createConfiguredWorlds(
             ...(options.hookOutcomes ? { hookOutcomes: options.hookOutcomes } : {}),
             ...(options.abstractContext ? { abstractContext: options.abstractContext } : {}),
             ...(configuration.approvals ? { approvals: true } : {}),
+            ...(configuration.input.compaction !== undefined ? { compaction: true } : {}),
           },
         );
         yield { configuration, world };

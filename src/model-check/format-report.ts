@@ -18,6 +18,7 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
   I6: "the exit reason matches what happened on the path",
   I7: "a run that ends at maxTurns (or its budget) with wrapUp made exactly one request without tools, its last",
   I8: "no more calls of a tool execute at once than its concurrency (nor of a batch than maxParallelCalls)",
+  I9: "every request sent to the model pairs each tool call with exactly one result before the next assistant message",
 };
 
 /** One violation with its path, one world event per line. */

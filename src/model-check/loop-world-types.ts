@@ -86,6 +86,8 @@ export interface LoopWorldOptions {
   batchFanOut?: number;
   /** Preparation may ask for approval, and the user decides (see `ModelCheckConfiguration.approvals`). */
   approvals?: boolean;
+  /** The run compacts (its input has `compaction`): the model may overflow, and the summarizer answers. */
+  compaction?: boolean;
 }
 
 /** The machines of a world and how to record their steps. */

@@ -33,7 +33,9 @@ import { REQUEST_ABORTED_MESSAGE } from "../providers/assistant-stream.js";
 import { failedResponse } from "../messages.js";
 import { ABORTED_MESSAGE } from "../../machines/loop-context.js";
 import type { LoopWorld, LoopWorldMachines, LoopWorldOptions, LoopWorldState, SentEvent, WorldCall, WorldEvent } from "./loop-world-types.js";
-import { DEFAULT_HOOK_OUTCOMES, OWN_SOURCES, SETTLE_TEXT, STUB_MODEL, callEvents, hookEvents, marksInvalid, modelEvents, pendingOf, result, waitingOn } from "./world-answers.js";
+import { DEFAULT_HOOK_OUTCOMES, OWN_SOURCES, SETTLE_TEXT, STUB_MODEL, callEvents, compactionEvents, hookEvents, marksInvalid, modelEvents, pendingOf, result, waitingOn } from "./world-answers.js";
+import { checkRequestContext } from "./request-context.js";
+import { transcriptMessages, type Transcript } from "../../machines/transcript.js";
 import type { ToolCallContext } from "../../machines/tool-call.machine.js";
 import { abstractBatch, abstractCall, defaultAbstractContext } from "./world-abstraction.js";
 import { registerStandInCall, standInsOf } from "./world-stand-ins.js";
@@ -217,6 +219,12 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           startBatch(spawned.id, spawned.id, null, spawned.input);
           continue;
         }
+        // I9: what the request carries pairs every call with exactly one result.
+        if (spawned && spawned.src === "requestModel") {
+          const requested = (spawned.input as { messages?: Transcript } | undefined)?.messages;
+          if (requested) violations.push(...checkRequestContext(transcriptMessages(requested)));
+          continue;
+        }
         const sent = sentEvent(action);
         if (sent && sent.to === "requestModel" && sent.event.type === "run.abandon") {
           // The model request gives up on its stream at once and answers with an aborted response (as the real actor does).
@@ -366,6 +374,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           const requestInput = (child as { options?: { input?: { withoutTools?: boolean } } }).options?.input;
           if (state.loop.matches({ requesting: "awaitingResponse" })) events.push(...modelEvents(state, requestInput?.withoutTools === true, options));
         }
+        else if (src === "compactContext") events.push(...compactionEvents(id, state.loop.context as { messages: Transcript; systemPrompt: string }));
         else if (OWN_SOURCES.has(src)) continue;
         else events.push(...hookEvents(id, src, hookOutcomes));
       }

@@ -59,6 +59,10 @@ export interface ProtocolMonitor {
   invalidCall: boolean;
   /** Calls told to execute (or spawned to go straight on) whose `tool_execution_end` has not come, as [id, tool name]. */
   executing: [string, string][];
+  /** This turn's request was compacted and retried after an overflow (a second one ends the run `error`). */
+  overflowRetried: boolean;
+  /** `compaction_start` without its `compaction_end` yet. */
+  compacting: boolean;
 }
 
 /** What the monitor knows of the run's configuration. */
@@ -107,6 +111,8 @@ export function createMonitor(maxTurns: number | null, limits: MonitoredLimits =
     requestAfterWrapUp: false,
     invalidCall: false,
     executing: [],
+    overflowRetried: false,
+    compacting: false,
   };
 }
 
@@ -151,6 +157,7 @@ export function observeEmitted(monitor: ProtocolMonitor, event: AgentEvent): Ste
         fail("I5", "the run continues after a batch whose every result terminates, with no steering or follow-up message nor finishTurn's continue");
       }
       monitor.continueRequested = false;
+      monitor.overflowRetried = false;
       monitor.turnOpen = true;
       monitor.turns += 1;
       // The new turn's response is not known yet (a hook before the request may fail the turn).
@@ -166,6 +173,10 @@ export function observeEmitted(monitor: ProtocolMonitor, event: AgentEvent): Ste
     case "message_end":
       if (!monitor.messageOpen) fail("I4", "message_end without message_start");
       monitor.messageOpen = false;
+      // A second overflow after compacting ends the turn with the response turned into a failure without its calls.
+      if (monitor.overflowRetried && (event.message as { role?: string; stopReason?: string }).role === "assistant" && (event.message as { stopReason?: string }).stopReason === "error") {
+        monitor.response = { stopReason: "error", calls: [] };
+      }
       if ((event.message as { role?: string }).role === "toolResult") {
         found.push(...checkAppendedResult(monitor, (event.message as ToolResultMessage).toolCallId));
       }
@@ -190,6 +201,22 @@ export function observeEmitted(monitor: ProtocolMonitor, event: AgentEvent): Ste
       monitor.execEnded = [...monitor.execEnded, event.toolCallId];
       if (monitor.executing.some(([id]) => id === event.toolCallId)) monitor.executing = monitor.executing.filter(([id]) => id !== event.toolCallId);
       if (event.result?.terminate === true) monitor.terminates = [...monitor.terminates, event.toolCallId];
+      break;
+    case "compaction_start":
+      if (!monitor.turnOpen) fail("I4", "compaction_start outside a turn");
+      if (monitor.compacting) fail("I4", "compaction_start while a compaction is under way");
+      monitor.compacting = true;
+      if (event.reason === "overflow" || event.reason === "length") {
+        if (monitor.overflowRetried) fail("I6", "a second compaction after an overflow in one turn (the retry is once)");
+        monitor.overflowRetried = true;
+        // The overflowing response is dropped: a streamed one's message ends here, and its calls need no results.
+        monitor.messageOpen = false;
+        monitor.response = null;
+      } else if (monitor.messageOpen) fail("I4", "compaction_start while a message is open");
+      break;
+    case "compaction_end":
+      if (!monitor.compacting) fail("I4", "compaction_end without compaction_start");
+      monitor.compacting = false;
       break;
     case "turn_end":
       found.push(...endTurn(monitor, event.toolResults.map((result) => result.toolCallId)));

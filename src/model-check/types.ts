@@ -13,12 +13,15 @@ import type { AgentLoopInput } from "../../machines/agent-loop.machine.js";
  * - `I5` a batch terminates the run only when every one of its results terminates;
  * - `I6` the exit reason matches the path;
  * - `I7` a run that ends at `maxTurns` (or its budget) with `wrapUp` made exactly one request without tools, its last;
- * - `I8` no more calls of a tool execute at once than its `concurrency` (nor of a batch than `maxParallelCalls`).
+ * - `I8` no more calls of a tool execute at once than its `concurrency` (nor of a batch than `maxParallelCalls`);
+ * - `I9` every request sent to the model has, for every `toolCall` in its context, exactly one
+ *   `toolResult` after it and before the next assistant message, and no result without its call
+ *   (across compaction, abort, steering and follow-up).
  */
-export type InvariantId = "I1" | "I2" | "I3" | "I4" | "I5" | "I6" | "I7" | "I8";
+export type InvariantId = "I1" | "I2" | "I3" | "I4" | "I5" | "I6" | "I7" | "I8" | "I9";
 
 /** Every invariant, in order. */
-export const INVARIANTS: readonly InvariantId[] = ["I1", "I2", "I3", "I4", "I5", "I6", "I7", "I8"];
+export const INVARIANTS: readonly InvariantId[] = ["I1", "I2", "I3", "I4", "I5", "I6", "I7", "I8", "I9"];
 
 /** One broken invariant with the shortest path of world events that breaks it. */
 export interface ModelCheckViolation {

@@ -6,6 +6,7 @@
 import type { ToolCallContext } from "../../machines/tool-call.machine.js";
 import type { AssistantMessage } from "../types.js";
 import { marksInvalid } from "./world-answers.js";
+import { contextTooLarge } from "../../machines/compaction-policy.js";
 
 /**
  * A tool-call actor's context without the call's payload: whether it has args, how
@@ -86,5 +87,9 @@ export function defaultAbstractContext(context: unknown): unknown {
     toolResults: Array.isArray(toolResults) ? toolResults.length : toolResults,
     errorMessage: errorMessage !== undefined,
     refusal: refusal !== undefined,
+    // With compaction, whether the transcript (dropped above) has outgrown the window decides what comes next.
+    ...((rest.settings as { compaction?: unknown } | undefined)?.compaction !== undefined
+      ? { overWindow: contextTooLarge(context as Parameters<typeof contextTooLarge>[0]) }
+      : {}),
   };
 }

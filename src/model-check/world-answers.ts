@@ -7,6 +7,8 @@ import { assign } from "xstate";
 import { awaitsApproval, type ToolCallContext } from "../../machines/tool-call.machine.js";
 import type { AgentMessage, AssistantMessage, Model, StopReason, ToolCall } from "../types.js";
 import { finalResponse } from "../providers/check-stream-event.js";
+import { compactWithSummary } from "../compaction/compact-transcript.js";
+import { transcriptMessages, type Transcript } from "../../machines/transcript.js";
 import type { HookOutcome, LoopWorldOptions, LoopWorldState, WorldCall, WorldEvent } from "./loop-world-types.js";
 
 /** Name of the tool that declares sequential execution in sample batches. */
@@ -105,11 +107,34 @@ export const DEFAULT_HOOK_OUTCOMES: Record<string, HookOutcome[]> = {
   invalidCallHint: [{ label: "hint", output: sampleMessage("hint") }],
 };
 
+/** The provider's words for a request that did not fit the window (an overflow the loop compacts for). */
+export const OVERFLOW_TEXT = "prompt is too long: 2 tokens > 1 maximum";
+/** Input tokens a response reports when the world makes the context nearly fill the window. */
+export const NEAR_WINDOW_TOKENS = 1_000_000;
+
+/**
+ * The world's answers to the summarizer (`compactContext`) of a compacting run:
+ * the real cut of the transcript the loop holds (keeping only the running turn, the
+ * deepest cut, so every pairing the cut could break is at risk), nothing to cut,
+ * or a failure.
+ */
+export function compactionEvents(id: string, context: { messages: Transcript; systemPrompt: string }): WorldEvent[] {
+  const messages = transcriptMessages(context.messages);
+  const result = compactWithSummary(messages, 0, () => "(summary)", context.systemPrompt);
+  const unchanged = { ...result, compacted: false, replaced: 0, tokensAfter: result.tokensBefore };
+  delete (unchanged as { summaryMessage?: unknown }).summaryMessage;
+  return [
+    ...(result.compacted ? [{ type: `compactContext → summary replaces ${result.replaced} messages`, send: { type: `xstate.done.actor.${id}`, output: result } }] : []),
+    { type: "compactContext → nothing to cut", send: { type: `xstate.done.actor.${id}`, output: unchanged } },
+    { type: "compactContext throws", send: { type: `xstate.error.actor.${id}`, error: new Error("the summarizer failed") }, fact: { hookFailed: true } },
+  ];
+}
+
 /** Actor sources the world plays itself rather than answering as a hook. */
 export const OWN_SOURCES = new Set(["requestModel", "toolBatch", "toolCall"]);
 
 /** The model's possible responses to the current request (`withoutTools`: the wrap-up request, which declared none). */
-export function modelEvents(state: LoopWorldState, withoutTools: boolean, options: Pick<LoopWorldOptions, "maxCalls" | "approvals">): WorldEvent[] {
+export function modelEvents(state: LoopWorldState, withoutTools: boolean, options: Pick<LoopWorldOptions, "maxCalls" | "approvals" | "compaction">): WorldEvent[] {
   const events: WorldEvent[] = [];
   if (!state.modelStarted) {
     // A streamed response: the requestModel actor emits message_start to the sink itself.
@@ -160,6 +185,16 @@ export function modelEvents(state: LoopWorldState, withoutTools: boolean, option
   if (options.approvals) events.push(done(`${plural(Math.min(2, options.maxCalls))}, call 1 needs approval`, response("toolUse", callsOf(Math.min(2, options.maxCalls), { asks: 1 }), false)));
   events.push(done("error", response("error", [], false)));
   events.push(done("aborted", response("aborted", [], false)));
+  if (options.compaction) {
+    // The provider refuses the request as too long (an overflow the loop compacts for and retries once).
+    events.push(done("error, context overflow", { ...response("error", [], false), errorMessage: OVERFLOW_TEXT }));
+    // The context is now too large: the response reports an input near the window, so the next request compacts first.
+    const near = (message: AssistantMessage): AssistantMessage => ({ ...message, usage: { ...message.usage, input: NEAR_WINDOW_TOKENS } });
+    events.push(done("1 call, context too large", near(response("toolUse", callsOf(1), false))));
+    events.push(done("text, context too large", near(response("stop", [], true))));
+    // A length stop with few output tokens (1 of the many allowed) on a request that filled the window.
+    for (let count = 0; count <= 1; count++) events.push(done(`length, ${count > 0 ? plural(count) : "text only"}, few tokens, context full`, near(response("length", callsOf(count), true))));
+  }
   // Malformed final events, turned into the response the requestModel actor sends (finalResponse):
   // an invalid done event after a streamed call (the turn fails, keeping what streamed; the call gets no result),
   // an error event carrying an Error instance, and calls whose ids are missing or repeated (repaired, one result each).

@@ -57,7 +57,7 @@ export function describeProviderError(error: unknown): string {
     return attempts > 1 ? `${last} (after ${attempts} attempts)` : last;
   }
   if (APICallError.isInstance(error)) {
-    const serverText = error.message || truncate(error.responseBody ?? "");
+    const serverText = withOverflowCode(error.message || truncate(error.responseBody ?? ""), error.responseBody);
     return error.statusCode === undefined ? serverText : `HTTP ${error.statusCode}: ${serverText}`;
   }
   if (error instanceof Error) return error.message || error.name;
@@ -67,6 +67,20 @@ export function describeProviderError(error: unknown): string {
   } catch {
     return String(error);
   }
+}
+
+/**
+ * Error codes that say the request did not fit the context window. A server that
+ * sends one in its JSON body (`error.code` / `error.type`) gets it named in the
+ * message, so overflow classification (`src/compaction/overflow.ts`) sees it even
+ * when the server's prose does not say so.
+ */
+export const OVERFLOW_ERROR_CODES: readonly string[] = ["context_length_exceeded", "exceed_context_size_error", "request_too_large"];
+
+function withOverflowCode(text: string, body: string | undefined): string {
+  if (body === undefined || body === "") return text;
+  const code = OVERFLOW_ERROR_CODES.find((candidate) => body.includes(`"${candidate}"`) && !text.includes(candidate));
+  return code === undefined ? text : `${text} (${code})`;
 }
 
 function truncate(text: string): string {

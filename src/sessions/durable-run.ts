@@ -5,6 +5,7 @@
  */
 import type { InspectionEvent, Observer, Snapshot } from "xstate";
 import { runIntoSink, type AgentLoopActor } from "../agent-loop-actor.js";
+import { liveTranscript } from "./session-compaction.js";
 import { LoopInputError } from "../errors/loop-input-error.js";
 import { InterruptedByRestartError } from "../dbos/durable-tools.js";
 import { replayOf } from "../dbos/replay-policy.js";
@@ -67,9 +68,11 @@ async function runOwned(options: DurableRunOptions): Promise<AgentMessage[]> {
   const stored = await store.load(sessionId);
   const restoring = options.prompts === "restore";
   const logged = stored?.messages.length ?? 0;
-  if (!restoring && context.messages.length < logged) {
+  // After a compaction the agent holds the summary and the kept messages, not the whole log.
+  const live = stored ? liveTranscript(stored.messages, stored.record.compaction).length : 0;
+  if (!restoring && context.messages.length < live) {
     throw new LoopInputError(
-      `Session "${sessionId}" in ${store.location} already holds ${logged} messages and this agent's transcript has ${context.messages.length}; ` +
+      `Session "${sessionId}" in ${store.location} already holds ${live} messages and this agent's transcript has ${context.messages.length}; ` +
         `continue it with Agent.resume(store, "${sessionId}") or use another session id.`,
     );
   }

@@ -16,6 +16,9 @@ import type { ExitReason } from "../types.js";
 import { compactSnapshot } from "./shared-messages.js";
 import { storedCheckpoint, type CheckpointPolicy, type SessionCheckpoint } from "./session-checkpoint.js";
 import type { AgentMessage } from "../types.js";
+import type { CompactionState } from "../../machines/compaction-policy.js";
+import { readSummaryMessage } from "../compaction/summary-message.js";
+import { TranscriptLogMap, type SessionCompactionEntry } from "./session-compaction.js";
 import { callKey, type SessionRecord, type SessionState, type SessionStore } from "./session-store.js";
 
 /** The parts of a persisted loop snapshot the recorder reads. */
@@ -23,7 +26,7 @@ export interface PersistedLoop {
   status?: string;
   value?: unknown;
   output?: AgentLoopOutput;
-  context?: { messages?: Transcript; turn?: number; exitReason?: ExitReason; errorMessage?: string };
+  context?: { messages?: Transcript; turn?: number; exitReason?: ExitReason; errorMessage?: string; limits?: { compaction?: CompactionState } };
   children?: Record<string, { snapshot?: { value?: unknown } }>;
 }
 
@@ -131,6 +134,11 @@ export function endedTurns(snapshot: PersistedLoop): number {
 /** The key of an approval wait: the turn and the ids waiting. */
 const waitKey = (turn: number, waiting: readonly string[]): string => `${turn}:${waiting.join(",")}`;
 
+/** The summary text of a summary message. */
+function summaryOf(message: unknown): string {
+  return readSummaryMessage(message as never)?.summary ?? "";
+}
+
 /** Records one run; give its `inspect` to the loop actor and `callStarting` to the tools. */
 export class SessionRecorder {
   private readonly options: RecorderOptions;
@@ -148,6 +156,11 @@ export class SessionRecorder {
   /** The last session-wide turn checkpointed, and the last approval wait (turn and waiting ids). */
   private checkpointedTurn: number;
   private checkpointedWait: string | undefined;
+  /** Where the run's transcript sits in the log (after a compaction, it starts with a summary). */
+  private readonly logMap: TranscriptLogMap;
+  /** The session's compactions recorded so far, and how many of them are this run's. */
+  private compactions: SessionCompactionEntry[];
+  private compactedThisRun: number;
 
   constructor(options: RecorderOptions) {
     this.options = options;
@@ -157,6 +170,9 @@ export class SessionRecorder {
     this.checkpointedTurn = options.turnsBefore + (restored ? endedTurns(restored) : 0);
     const waiting = restored ? blockedOnApproval(restored) : undefined;
     this.checkpointedWait = restored && waiting ? waitKey(options.turnsBefore + (restored.context?.turn ?? 0), waiting) : undefined;
+    this.logMap = new TranscriptLogMap(options.base.compaction);
+    this.compactions = options.base.compactions ?? [];
+    this.compactedThisRun = this.compactions.filter((entry) => entry.run === options.run).length;
   }
 
   /** An XState inspector: finds the loop (the root actor) and schedules a save after each step. */
@@ -258,7 +274,15 @@ export class SessionRecorder {
   private async write(snapshot: PersistedLoop): Promise<void> {
     const { base, turnsBefore, sessionId, store } = this.options;
     const transcript = snapshot.context?.messages ? transcriptMessages(snapshot.context.messages) : [];
-    const added = transcript.slice(this.logged);
+    const compaction = snapshot.context?.limits?.compaction;
+    // The log keeps every message (a compaction's replaced ones stay, for audit); only what it lacks is appended.
+    const added = this.logMap.unlogged(transcript, compaction, this.logged);
+    const point = this.logMap.point(transcript, compaction);
+    if ((compaction?.count ?? 0) > this.compactedThisRun && point && compaction?.last) {
+      this.compactedThisRun = compaction.count ?? 0;
+      const summary = transcript[0] ? summaryOf(transcript[0]) : "";
+      this.compactions = [...this.compactions, { run: this.options.run, at: new Date().toISOString(), ...compaction.last, keptFrom: point.keptFrom, summary }];
+    }
     const state = sessionStateOf(snapshot);
     const exitReason = snapshot.status === "done" ? (snapshot.output?.exitReason ?? snapshot.context?.exitReason) : undefined;
     const errorMessage = snapshot.status === "done" ? (snapshot.output?.errorMessage ?? snapshot.context?.errorMessage) : undefined;
@@ -273,6 +297,8 @@ export class SessionRecorder {
       ...(errorMessage === undefined ? {} : { errorMessage }),
       ...(this.options.checkpoints ? { checkpoints: this.options.checkpoints } : {}),
       snapshot: compactSnapshot(snapshot),
+      ...(point ? { compaction: point } : {}),
+      ...(this.compactions.length > 0 ? { compactions: this.compactions } : {}),
     };
     const taken = this.checkpoints;
     this.checkpoints = [];

@@ -7,6 +7,7 @@
 import type { AgentMessage, ExitReason, Model, ThinkingLevel } from "../types.js";
 import type { SessionLease } from "./session-lease.js";
 import type { CheckpointPolicy, SessionCheckpoint } from "./session-checkpoint.js";
+import type { SessionCompactionEntry, SessionCompactionPoint } from "./session-compaction.js";
 
 /**
  * The session format this loopchart writes: 2 since the loop chart became
@@ -60,6 +61,10 @@ export interface SessionRecord {
   checkpoints?: CheckpointPolicy;
   /** Set on a session made by a fork: the session and checkpoint it was forked from. */
   forkedFrom?: SessionForkOrigin;
+  /** Where the live transcript starts after a compaction: its summary, then the log from `keptFrom` (the log keeps every message). */
+  compaction?: SessionCompactionPoint;
+  /** Every compaction of the session, oldest first. */
+  compactions?: SessionCompactionEntry[];
 }
 
 /** Where a forked session came from. */

@@ -6,12 +6,15 @@
 import { transcriptMessages, type Transcript } from "../../machines/transcript.js";
 import type { AgentMessage } from "../types.js";
 import type { SessionRecord, StoredSession } from "./session-store.js";
+import { liveTranscript } from "./session-compaction.js";
 
 /** The session's transcript: its snapshot's when that is longer than the log (a save interrupted between the two), else the log. */
 export function sessionTranscript(stored: StoredSession): AgentMessage[] {
   const snapshot = stored.record.snapshot as BatchView | undefined;
   const fromSnapshot = snapshot?.context?.messages ? transcriptMessages(snapshot.context.messages as Transcript).concat(emittedBatchResults(snapshot)) : [];
-  return fromSnapshot.length > stored.messages.length ? fromSnapshot : stored.messages;
+  // After a compaction the live transcript is its summary and the log from where it kept messages.
+  const fromLog = liveTranscript(stored.messages, stored.record.compaction);
+  return fromSnapshot.length > fromLog.length ? fromSnapshot : fromLog;
 }
 
 /** The part of a persisted snapshot read here: the loop's transcript, and a tool batch's results under its children. */

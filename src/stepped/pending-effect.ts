@@ -14,6 +14,8 @@ export type SteppedHookName =
   | "beforeToolCall"
   | "needsApproval"
   | "afterToolCall"
+  // The compaction summarizer (`config.compaction`: the run's model, or `compaction.summarize`):
+  | "compaction"
   // Inside the model request, parked only with `requestHooks: true`:
   | "transformContext"
   | "convertToLlm"

@@ -42,6 +42,7 @@ export const LOOP_EFFECTS: Readonly<Record<string, DescribeEffect>> = {
   finishTurn: hook("finishTurn"),
   prepareNextTurn: hook("prepareNextTurn"),
   prepareRequest: hook("prepareRequest"),
+  compactContext: hook("compaction"),
 };
 
 /** The effect actors of one tool call, by their name in the call's chart. */

@@ -21,7 +21,7 @@ export type ServerReply = Omit<ScriptedResponse, "stopReason" | "when" | "delayM
 export type ServerStep =
   | ServerReply
   /** Answers with this HTTP status and a JSON error body in the endpoint's format. */
-  | { httpError: { status: number; message: string } }
+  | { httpError: { status: number; message: string; code?: string } }
   /** Starts the stream (and sends `content`, if any), then never sends more until the client goes away. */
   | { stall: { content?: ScriptedContentBlock[] } }
   /** Sends one valid chunk, then a `data:` line that is not JSON, then ends the response. */
@@ -93,7 +93,7 @@ export async function startScriptedServer(script: { responses: ServerStep[] }): 
       return;
     }
     if ("httpError" in step) {
-      sendError(res, format, step.httpError.status, step.httpError.message);
+      sendError(res, format, step.httpError.status, step.httpError.message, step.httpError.code);
       return;
     }
     const model = typeof (body as { model?: unknown })?.model === "string" ? (body as { model: string }).model : "loopback";
@@ -245,10 +245,11 @@ function anthropicWriter(res: ServerResponse, model: string): WireWriter {
   };
 }
 
-function sendError(res: ServerResponse, format: "openai" | "anthropic", status: number, message: string): void {
+function sendError(res: ServerResponse, format: "openai" | "anthropic", status: number, message: string, code?: string): void {
+  const type = code !== undefined ? "invalid_request_error" : status === 429 ? "rate_limit_exceeded" : "server_error";
   const body =
     format === "openai"
-      ? { error: { message, type: status === 429 ? "rate_limit_exceeded" : "server_error", code: null } }
+      ? { error: { message, type, code: code ?? null } }
       : { type: "error", error: { type: status === 429 ? "rate_limit_error" : "api_error", message } };
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(body));

@@ -178,6 +178,35 @@ describe.skipIf(!existsSync(CHROMIUM))("the run viewer in a browser", () => {
     await server.close();
   }, 60_000);
 
+  it("shows a compaction on the loop's lane: a compacting span and a mark that says what it replaced", async () => {
+    let t = 5_000;
+    const snapshot = (value: unknown, status = "active"): Line => ({ t: (t += 10), inspect: { type: "@xstate.snapshot", actorId: "x:0", sessionId: "x:0", event: { type: "x" }, snapshot: { status, value } } });
+    const lines: Line[] = [
+      { t: (t += 1), inspect: { type: "@xstate.actor", actorId: "x:0", sessionId: "x:0", machineId: "agentLoop" } },
+      snapshot({ requesting: "awaitingResponse" }),
+      { t: (t += 1), event: { type: "compaction_start", reason: "threshold", tokensBefore: 9000 } } as unknown as Line,
+      snapshot({ requesting: "compacting" }),
+      { t: (t += 20), event: { type: "compaction_end", reason: "threshold", compacted: true, tokensBefore: 9000, tokensAfter: 2100, summary: "## Goal", replaced: 14 } } as unknown as Line,
+      snapshot({ requesting: "awaitingResponse" }),
+      snapshot("done", "done"),
+    ];
+    server = await startViewerServer();
+    server.addRun("compaction", lines);
+    const page = await open(server.url);
+    await page.waitForSelector(".lane[data-machine=agentLoop] .compaction-mark");
+    const states = await page.$$eval(".lane[data-machine=agentLoop] rect", (nodes) => nodes.map((n) => n.getAttribute("data-state")));
+    expect(states).toEqual(["requesting", "compacting", "requesting", "done"]);
+    const title = await page.$eval(".lane[data-machine=agentLoop] .compaction-mark title", (node) => node.textContent);
+    expect(title).toBe("compaction (threshold): 14 messages summarized, ~9000 → ~2100 tokens — click to go here");
+    expect(await page.$eval(".legend .compaction-key", (node) => node.textContent)).toBe("▲ compaction");
+    // A click on the mark moves the cursor to where the compaction ended.
+    await page.click(".lane[data-machine=agentLoop] .compaction-mark", { force: true });
+    expect(await page.$eval("#scrubber", (input) => (input as unknown as { value: string }).value)).toBe("4");
+    expect(foreign).toEqual([]);
+    await page.close();
+    await server.close();
+  }, 60_000);
+
   it("shows the awaiting-approval span of a real run whose tool needs approval", async () => {
     const file = join(await tempDir("loopchart-approval-"), "run.jsonl");
     const parameters = Type.Object({ path: Type.String() });

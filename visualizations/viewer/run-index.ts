@@ -30,6 +30,20 @@ export const CALL_MACHINE = "toolCall";
 export const LOOP_MACHINE = "agentLoop";
 /** Keys of states a tool call waits for a person in (`awaitingApproval`, or however the call machine names it). */
 export const AWAITING = /await|approv/i;
+/** Where the loop compacts its context (`machines/requesting.state.ts`). */
+export const COMPACTING_PATH = "requesting.compacting";
+/** A compaction of the run, from its `compaction_end` event. */
+export interface Compaction {
+  /** Record index and time of its `compaction_end`. */
+  at: number;
+  t: number;
+  reason: string;
+  compacted: boolean;
+  replaced: number;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
 /** The states a tool call's lane names as its phases (others show as the top-level state). */
 export const CALL_PHASES = new Set(["queued", "preparing", "prepared", "awaitingApproval", "executing", "finalizing", "done"]);
 
@@ -51,6 +65,8 @@ const topState = (value: unknown): string => (typeof value === "string" ? value 
  */
 export function laneState(value: unknown, status: string | undefined, machineId: string | undefined): string {
   if (status === "done") return "done";
+  // The loop's lane shows a compaction as a span of its own (it is nested in requesting).
+  if (machineId === LOOP_MACHINE && activePaths(value).includes(COMPACTING_PATH)) return "compacting";
   if (machineId !== CALL_MACHINE) return topState(value);
   const keys = activePaths(value).map((path) => path.slice(path.lastIndexOf(".") + 1));
   const phase = [...keys].reverse().find((key) => AWAITING.test(key) || CALL_PHASES.has(key));
@@ -82,8 +98,10 @@ export interface RunIndex {
   messages: number[];
   /** Record indexes of each actor's snapshots, in order. */
   snapshots: Map<string, number[]>;
+  /** The run's compactions, in order. */
+  compactions: Compaction[];
 }
-export const emptyIndex = (): RunIndex => ({ count: 0, checkpoints: [], turnStarts: 0, fresh: false, actors: new Map(), order: [], spans: new Map(), errors: new Map(), messages: [], snapshots: new Map() });
+export const emptyIndex = (): RunIndex => ({ count: 0, checkpoints: [], turnStarts: 0, fresh: false, actors: new Map(), order: [], spans: new Map(), errors: new Map(), messages: [], snapshots: new Map(), compactions: [] });
 
 /** Extends `index` with the records it has not seen. */
 export function indexRecords(index: RunIndex, records: readonly ViewRecord[]): void {
@@ -100,6 +118,10 @@ export function indexRecords(index: RunIndex, records: readonly ViewRecord[]): v
       const turn = Math.max((index.fresh ? 0 : (index.firstLoopTurn ?? 0)) + index.turnStarts, 1);
       if (r.event.type === "turn_end") index.checkpoints.push({ at: i, t: r.t, kind: "turn", turn });
       if (r.event.type === "approval_requested") index.checkpoints.push({ at: i, t: r.t, kind: "approval", turn, toolCallId: String(r.event.toolCallId) });
+      if (r.event.type === "compaction_end") {
+        const { reason, compacted, replaced, tokensBefore, tokensAfter } = r.event as { reason?: unknown; compacted?: unknown; replaced?: unknown; tokensBefore?: unknown; tokensAfter?: unknown };
+        index.compactions.push({ at: i, t: r.t, reason: String(reason), compacted: compacted === true, replaced: Number(replaced) || 0, tokensBefore: Number(tokensBefore) || 0, tokensAfter: Number(tokensAfter) || 0 });
+      }
       continue;
     }
     const ins = r.inspect;

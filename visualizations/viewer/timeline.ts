@@ -22,6 +22,7 @@ const STATE_COLORS: Record<string, string> = {
   finalizing: "#7e57c2",
   done: "#546e7a",
   requesting: "#ef6c00",
+  compacting: "#8e24aa",
 };
 /** Colours for the other states, handed out in the order the states first appear (so two states of a run differ while the palette lasts). */
 const COLORS = ["#0277bd", "#c0ca33", "#8d6e63", "#ad1457", "#00897b", "#6d4c41", "#5e35b1", "#f06292"];
@@ -124,6 +125,24 @@ export class Timeline {
         });
         box.append(rect);
       }
+      // On the loop's lane, a mark where each compaction ended, saying what it did.
+      if (!isCall) {
+        for (const compaction of index.compactions) {
+          const mark = svg("polygon", {
+            class: "compaction-mark",
+            points: `${x(compaction.t) - 6},19 ${x(compaction.t) + 6},19 ${x(compaction.t)},3`,
+            "data-reason": compaction.reason,
+            "data-at": compaction.at,
+          });
+          const title = svg("title", {});
+          title.textContent = compaction.compacted
+            ? `compaction (${compaction.reason}): ${compaction.replaced} messages summarized, ~${compaction.tokensBefore} → ~${compaction.tokensAfter} tokens — click to go here`
+            : `compaction (${compaction.reason}): nothing older to summarize — click to go here`;
+          mark.append(title);
+          mark.addEventListener("click", () => this.host.go(compaction.at));
+          box.append(mark);
+        }
+      }
       const failedAt = index.errors.get(name);
       if (isCall && failedAt !== undefined) {
         box.append(svg("circle", { class: "error-mark", cx: x(failedAt), cy: 10, r: 6, "data-error": name }));
@@ -144,6 +163,7 @@ export class Timeline {
       legend.append(item);
     }
     legend.append(el("span", { class: "key error-key" }, "● isError result"));
+    if (index.compactions.length > 0) legend.append(el("span", { class: "key compaction-key" }, "▲ compaction"));
     this.root.append(legend);
   }
 
