@@ -36,9 +36,12 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
-/** Summarises the timed rounds of one engine (`runs` non-empty) and its heap run. */
-export function summarise(runs: readonly RunMeasurement[], heapRun: RunMeasurement): EngineFigures {
-  const medianMs = median(runs.map((run) => run.wallMs));
+/** Which time a run is measured by: wall time (default) or the process's CPU time (`BENCH_CLOCK=cpu`, steadier on a shared machine). */
+export type BenchClock = "wall" | "cpu";
+
+/** Summarises the timed rounds of one engine (`runs` non-empty) and its heap run, by `clock` (default wall time). */
+export function summarise(runs: readonly RunMeasurement[], heapRun: RunMeasurement, clock: BenchClock = "wall"): EngineFigures {
+  const medianMs = median(runs.map((run) => (clock === "cpu" ? run.cpuMs : run.wallMs)));
   const events = runs[0].events;
   return {
     medianMs,

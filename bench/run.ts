@@ -19,7 +19,7 @@ const log = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
-async function measureWorkload(engines: readonly Engine[], workload: Workload, rounds: number, signal: boolean): Promise<WorkloadFigures> {
+async function measureWorkload(engines: readonly Engine[], workload: Workload, rounds: number, signal: boolean, clock: "wall" | "cpu"): Promise<WorkloadFigures> {
   const warmup = scaleWorkload(workload, WARMUP_FRACTION);
   for (const engine of engines) await measureRun(engine, warmup, { signal });
 
@@ -36,7 +36,7 @@ async function measureWorkload(engines: readonly Engine[], workload: Workload, r
   const [pi, loopchart, ...others] = engines.map((engine) => {
     const heapRun = heapRuns.get(engine);
     if (!heapRun) throw new Error(`no heap run for ${engine.name}`);
-    return summarise(runs.get(engine) ?? [], heapRun);
+    return summarise(runs.get(engine) ?? [], heapRun, clock);
   });
   const figures: WorkloadFigures = { workload, pi };
   if (others.length > 0) figures.others = others.map((other, index) => ({ label: engines[index + 2].name, figures: other }));
@@ -85,7 +85,7 @@ function growthLine(rows: readonly WorkloadFigures[]): string | undefined {
 async function main(): Promise<void> {
   const options = readBenchOptions();
   const cpu = os.cpus()[0]?.model ?? "unknown CPU";
-  log(`loopchart vs pi-agent-core bench: node ${process.version}, ${os.availableParallelism()} CPUs (${cpu}), rounds ${options.rounds}, scale ${options.scale}`);
+  log(`loopchart vs pi-agent-core bench: node ${process.version}, ${os.availableParallelism()} CPUs (${cpu}), rounds ${options.rounds}, scale ${options.scale}${options.clock === "cpu" ? ", CPU time" : ""}`);
   if (!(globalThis as { gc?: unknown }).gc) log("note: run node with --expose-gc for a GC between runs and steadier heap figures");
 
   const loopchart = await loadLoopchartEngine(options.loopchartSource);
@@ -104,7 +104,7 @@ async function main(): Promise<void> {
   for (const base of WORKLOADS) {
     if (options.only && !options.only.includes(base.name)) continue;
     const workload = scaleWorkload(base, options.scale);
-    const figures = await measureWorkload(engines, workload, options.rounds, options.signal);
+    const figures = await measureWorkload(engines, workload, options.rounds, options.signal, options.clock);
     rows.push(figures);
     log(formatWorkloadLine(figures));
   }

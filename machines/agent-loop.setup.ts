@@ -170,6 +170,28 @@ export const agentLoopSetup = setup({
     decidedToEnd: ({ context }) => context.turnDecision === "end",
     decidedToContinue: ({ context }) => context.turnDecision === "continue",
     shouldStop: (_, stop: boolean) => stop,
+    /**
+     * After `turn_end`, every decision up to the next request would take its default
+     * branch: no hook between turns or before the request, no breaker, budget, turn
+     * cap or abort, nothing pending, and calls made whose results do not all
+     * terminate. (`endingTurn` checks abandonment, the wrap-up and finishTurn's end first.)
+     */
+    goesStraightOn: ({ context }) => {
+      const { hooks, maxTurns, budget } = context.settings;
+      return (
+        !hooks.shouldStopAfterTurn &&
+        !hooks.steering &&
+        !hooks.prepareNextTurn &&
+        !hooks.prepareRequest &&
+        !context.aborted &&
+        !context.terminated &&
+        context.pending.length === 0 &&
+        context.limits.invalidStreak === undefined &&
+        (maxTurns === undefined || context.turn < maxTurns) &&
+        (budget === undefined || !reachedBudget(budget, context.limits.spent)) &&
+        toolCallsOf(context.assistant).length > 0
+      );
+    },
   },
   actions: {
     emitRunStart: enqueueActions(({ context, enqueue }) => {
