@@ -176,7 +176,7 @@ export const agentLoopSetup = setup({
      * cap or abort, nothing pending, and calls made whose results do not all
      * terminate. (`endingTurn` checks abandonment, the wrap-up and finishTurn's end first.)
      */
-    goesStraightOn: ({ context }) => {
+    plainTurn: ({ context }) => {
       const { hooks, maxTurns, budget } = context.settings;
       return (
         !hooks.shouldStopAfterTurn &&

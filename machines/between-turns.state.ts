@@ -3,7 +3,7 @@
  * of the loop chart (`agent-loop.machine.ts`).
  *
  *   (finishingTurn) ─▶ endingTurn ─┬─ wasAbandoned | isWrapUpTurn | decidedToEnd ─▶ done
- *                                  ├─ goesStraightOn ─▶ requesting.awaitingResponse (the next turn starts)
+ *                                  ├─ plainTurn ─▶ requesting.awaitingResponse (the next turn starts)
  *                                  └─▶ (checkingStop ─▶ afterTurn) ─▶ (pollingSteering) ─▶ decidingNextTurn
  *   decidingNextTurn ─┬─ reachedInvalidCallLimit ─▶ invalidCallLimitReached ─▶ (hintingInvalidCall ─▶ nextTurn) | done
  *                     ├─ hasPendingMessages | hasToolCalls (and not everyResultTerminates) ─▶ nextTurn
@@ -14,7 +14,7 @@
  *             └─▶ (preparingNextTurn) ─▶ requesting.injectingPending (the next turn starts)
  *
  * States in parentheses are entered only when the run has that hook or policy.
- * `goesStraightOn` is the plain turn's direct path: it holds exactly when every
+ * `plainTurn` is the plain turn's direct path: it holds exactly when every
  * decision from `endingTurn` to the request would take its default branch (no
  * `shouldStopAfterTurn`, steering, `prepareNextTurn` or `prepareRequest` hook,
  * no breaker, budget, `maxTurns` or abort, nothing pending, tool calls made and
@@ -73,7 +73,7 @@ export const betweenTurnsState = agentLoopSetup.createStateConfig({
         { guard: "decidedToEnd", target: DONE, actions: { type: "exitWith", params: { reason: "stopped" } } },
         // The plain turn: no between-turn hook, no limit, nothing pending, calls made and not all terminating —
         // every decision below would take its default branch, so the next request starts here (3 microsteps fewer).
-        { guard: "goesStraightOn", target: NEXT_REQUEST_AT_ONCE, actions: "startTurn" },
+        { guard: "plainTurn", target: NEXT_REQUEST_AT_ONCE, actions: "startTurn" },
         { guard: "asksShouldStop", target: "checkingStop" },
         { guard: "pollsSteering", target: "pollingSteering" },
         { target: "decidingNextTurn" },
