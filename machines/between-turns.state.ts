@@ -14,7 +14,7 @@
  *             └─▶ (preparingNextTurn) ─▶ requesting.injectingPending (the next turn starts)
  *
  * States in parentheses are entered only when the run has that hook or policy.
- * `plainTurn` is the plain turn's direct path: it holds exactly when every
+ * `plainTurn` guards the plain turn's direct path: it holds exactly when every
  * decision from `endingTurn` to the request would take its default branch (no
  * `shouldStopAfterTurn`, steering, `prepareNextTurn` or `prepareRequest` hook,
  * no breaker, budget, `maxTurns` or abort, nothing pending, tool calls made and
