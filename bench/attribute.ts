@@ -10,10 +10,10 @@
  * Usage (from the root, after `npm run build`):
  *   node --expose-gc --import tsx bench/attribute.ts
  * Shape: BENCH_TURNS (default 3000), BENCH_CALLS (default 2), BENCH_DELTAS (default 0);
- * honours BENCH_LOOPCHART like `run.ts`.
+ * honours BENCH_LOOPCHART like `run.ts`; `BENCH_OTHER=<label>=<dist/src/index.js>` attributes that build instead.
  */
 import { Actor } from "xstate";
-import { loadLoopchartEngine } from "./engines.js";
+import { loadLoopchartEngine, loadOtherBuild, parseOtherBuilds } from "./engines.js";
 import { measureRun } from "./measure.js";
 import { readBenchOptions, readNumber } from "./options.js";
 import { median } from "./report.js";
@@ -30,7 +30,9 @@ const wholeNumber = (key: string, fallback: number, least: number): number =>
   readNumber(process.env, key, fallback, (n) => Number.isInteger(n) && n >= least, `a whole number ≥ ${least}`);
 
 async function main(): Promise<void> {
-  const engine = await loadLoopchartEngine(readBenchOptions().loopchartSource);
+  // BENCH_OTHER (its first build) attributes another build's time instead of this one's.
+  const [other] = parseOtherBuilds(process.env.BENCH_OTHER);
+  const engine = other ? await loadOtherBuild(other) : await loadLoopchartEngine(readBenchOptions().loopchartSource);
   if (typeof engine === "string") throw new Error(engine);
   const workload: Workload = {
     name: "attribution",

@@ -5,9 +5,10 @@
  *
  * Usage (from the root, after `npm run build`):
  *   node --expose-gc --import tsx bench/cost-model.ts
- * Honours BENCH_ROUNDS (default 9 here) and BENCH_LOOPCHART.
+ * Honours BENCH_ROUNDS (default 9 here), BENCH_LOOPCHART, BENCH_CLOCK and BENCH_OTHER (other
+ * builds, `label=<checkout>/dist/src/index.js`, run in the same rounds).
  */
-import { loadLoopchartEngine, piEngine, type Engine } from "./engines.js";
+import { loadLoopchartEngine, loadOtherBuild, parseOtherBuilds, piEngine, type Engine } from "./engines.js";
 import { measureRun } from "./measure.js";
 import { readBenchOptions } from "./options.js";
 import { median } from "./report.js";
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
   const loopchart = await loadLoopchartEngine(options.loopchartSource);
   if (typeof loopchart === "string") throw new Error(loopchart);
   const engines: Engine[] = [piEngine, loopchart];
+  for (const build of parseOtherBuilds(process.env.BENCH_OTHER)) engines.push(await loadOtherBuild(build));
 
   const times = new Map<string, number[]>();
   for (const shape of shapes) for (const engine of engines) await measureRun(engine, shape);
@@ -44,7 +46,8 @@ async function main(): Promise<void> {
     for (const shape of shapes) {
       for (const engine of order) {
         const key = `${engine.name}/${shape.name}`;
-        times.set(key, [...(times.get(key) ?? []), (await measureRun(engine, shape)).wallMs]);
+        const run = await measureRun(engine, shape);
+        times.set(key, [...(times.get(key) ?? []), options.clock === "cpu" ? run.cpuMs : run.wallMs]);
       }
     }
   }
@@ -56,7 +59,7 @@ async function main(): Promise<void> {
     const perDelta = ((ms(engine, "deltas") - ms(engine, "turns")) / (TURNS * DELTAS)) * US_PER_MS;
     const perCall = ((ms(engine, "calls") - ms(engine, "turns")) / (TURNS * (CALLS - 1))) * US_PER_MS;
     process.stdout.write(
-      `${engine.name.padEnd(9)} per turn (1 call, no deltas) ${perTurn.toFixed(0)} µs, per extra text delta ${perDelta.toFixed(1)} µs, per extra tool call ${perCall.toFixed(0)} µs\n`,
+      `${engine.name.padEnd(10)} per turn (1 call, no deltas) ${perTurn.toFixed(0)} µs, per extra text delta ${perDelta.toFixed(1)} µs, per extra tool call ${perCall.toFixed(0)} µs\n`,
     );
   }
 }

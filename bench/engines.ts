@@ -22,7 +22,8 @@ export type AgentLoopFn = (
 
 /** One engine under test. */
 export interface Engine {
-  name: "pi" | "loopchart" | "streaming floor";
+  /** `pi`, `loopchart`, `streaming floor`, or the label of another build (`BENCH_OTHER`). */
+  name: string;
   agentLoop: AgentLoopFn;
 }
 
@@ -40,4 +41,35 @@ export async function loadLoopchartEngine(source: LoopchartSource): Promise<Engi
   }
   if (typeof loaded.agentLoop !== "function") return `loopchart (${source}) does not export agentLoop yet`;
   return { name: "loopchart", agentLoop: loaded.agentLoop as AgentLoopFn };
+}
+
+/** Another build of loopchart to run in the same rounds: its label and the entry it was loaded from. */
+export interface OtherBuild {
+  label: string;
+  path: string;
+}
+
+/**
+ * Reads `BENCH_OTHER`: a comma-separated list of `label=path` (or a bare `path`,
+ * labelled `other`), each path a loopchart build's entry (`<checkout>/dist/src/index.js`).
+ *
+ * @example BENCH_OTHER=4646ad6=/work/old/dist/src/index.js,7ee439c=/work/base/dist/src/index.js
+ */
+export function parseOtherBuilds(value: string | undefined): OtherBuild[] {
+  if (value === undefined || value.trim() === "") return [];
+  return value.split(",").map((entry, index) => {
+    const trimmed = entry.trim();
+    const equals = trimmed.indexOf("=");
+    const fallback = index === 0 ? "other" : `other ${index + 1}`;
+    return equals > 0 ? { label: trimmed.slice(0, equals), path: trimmed.slice(equals + 1) } : { label: fallback, path: trimmed };
+  });
+}
+
+/** Loads another build's `agentLoop` as an engine named by its label. Throws when the entry exports none. */
+export async function loadOtherBuild(build: OtherBuild): Promise<Engine> {
+  const loaded = (await import(build.path)) as { agentLoop?: unknown };
+  if (typeof loaded.agentLoop !== "function") {
+    throw new Error(`BENCH_OTHER must name loopchart builds' entries (dist/src/index.js); ${build.path} exports no agentLoop`);
+  }
+  return { name: build.label, agentLoop: loaded.agentLoop as AgentLoopFn };
 }

@@ -17,6 +17,8 @@ export const HEAP_SAMPLE_EVERY = 256;
 /** What one run measured. */
 export interface RunMeasurement {
   wallMs: number;
+  /** CPU time of the whole process (every thread, GC helpers included) over the run: steadier than wall time on a shared machine. */
+  cpuMs: number;
   events: number;
   /** With `fingerprint`: a hash of the event sequence (type, tool call id, stream event type), to compare engines. */
   sequenceHash?: number;
@@ -93,6 +95,7 @@ export async function measureRun(
   let events = 0;
   let hash = FNV_OFFSET;
 
+  const cpuStarted = process.cpuUsage();
   const started = performance.now();
   const stream = engine.agentLoop([prompt], context, config, signal ? new AbortController().signal : undefined, streamFn);
   for await (const event of stream) {
@@ -105,6 +108,8 @@ export async function measureRun(
   }
   const messages = await stream.result();
   const wallMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuStarted);
+  const cpuMs = (cpu.user + cpu.system) / 1_000;
 
   if (sampleHeap) peak = Math.max(peak, process.memoryUsage().heapUsed);
 
@@ -114,7 +119,7 @@ export async function measureRun(
       `${engine.name} returned ${messages.length} messages on ${workload.name}, expected ${expected}`,
     );
   }
-  const measurement: RunMeasurement = { wallMs, events, messages: messages.length };
+  const measurement: RunMeasurement = { wallMs, cpuMs, events, messages: messages.length };
   if (sampleHeap) measurement.peakHeapBytes = peak - baseline;
   if (fingerprint) measurement.sequenceHash = hash;
   return measurement;

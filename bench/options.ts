@@ -33,6 +33,8 @@ export interface BenchOptions {
   tools: boolean;
   /** `BENCH_SIGNAL=1` gives every run an abort signal (as `Agent` always does), which each tool's signal is linked to. */
   signal: boolean;
+  /** `BENCH_CLOCK=cpu` measures each run by the process's CPU time instead of wall time (steadier while other work shares the machine). */
+  clock: "wall" | "cpu";
 }
 
 /** Thrown for an environment variable the benchmark cannot use; the message says what was expected. */
@@ -69,5 +71,8 @@ export function readBenchOptions(env: NodeJS.ProcessEnv = process.env): BenchOpt
     }
   }
 
-  return { rounds, scale, loopchartSource: source, only, tools: env.BENCH_TOOLS !== "0", signal: env.BENCH_SIGNAL === "1" };
+  const clock = env.BENCH_CLOCK ?? "wall";
+  if (clock !== "wall" && clock !== "cpu") throw new BenchOptionError(`BENCH_CLOCK must be "wall" or "cpu", got "${clock}"`);
+
+  return { rounds, scale, loopchartSource: source, only, tools: env.BENCH_TOOLS !== "0", signal: env.BENCH_SIGNAL === "1", clock };
 }

@@ -24,6 +24,8 @@ export interface WorkloadFigures {
   loopchart?: EngineFigures;
   /** loopchart median / pi median. */
   ratio?: number;
+  /** Other builds of loopchart (`BENCH_OTHER`) measured in the same rounds, by label. */
+  others?: { label: string; figures: EngineFigures }[];
 }
 
 /** The median of a non-empty list (mean of the middle two for even lengths). */
@@ -34,9 +36,12 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
-/** Summarises the timed rounds of one engine (`runs` non-empty) and its heap run. */
-export function summarise(runs: readonly RunMeasurement[], heapRun: RunMeasurement): EngineFigures {
-  const medianMs = median(runs.map((run) => run.wallMs));
+/** Which time a run is measured by: wall time (default) or the process's CPU time (`BENCH_CLOCK=cpu`, steadier on a shared machine). */
+export type BenchClock = "wall" | "cpu";
+
+/** Summarises the timed rounds of one engine (`runs` non-empty) and its heap run, by `clock` (default wall time). */
+export function summarise(runs: readonly RunMeasurement[], heapRun: RunMeasurement, clock: BenchClock = "wall"): EngineFigures {
+  const medianMs = median(runs.map((run) => (clock === "cpu" ? run.cpuMs : run.wallMs)));
   const events = runs[0].events;
   return {
     medianMs,
@@ -85,6 +90,34 @@ export function formatTable(rows: readonly WorkloadFigures[]): string {
         loopchart ? formatRate(loopchart.eventsPerSecond) : "n/a",
         pi.peakHeapMb.toFixed(1),
         loopchart ? loopchart.peakHeapMb.toFixed(1) : "n/a",
+        "",
+      ].join(" | ").trim(),
+    );
+  }
+  return lines.join("\n");
+}
+
+/**
+ * The before/after table: each other build's median (× pi) beside this build's, and
+ * this build's time over each other build's (below 1: this build is faster).
+ */
+export function formatBeforeAfter(rows: readonly WorkloadFigures[]): string {
+  const labels = rows[0]?.others?.map((other) => other.label) ?? [];
+  const times = (figures: EngineFigures, pi: EngineFigures) => `${formatMs(figures.medianMs)} (${(figures.medianMs / pi.medianMs).toFixed(2)})`;
+  const lines = [
+    `| workload | pi ms | ${labels.map((label) => `${label} ms (× pi)`).join(" | ")} | this build ms (× pi) | ${labels.map((label) => `this / ${label}`).join(" | ")} |`,
+    `|---|--:|${labels.map(() => "--:|").join("")}--:|${labels.map(() => "--:|").join("")}`,
+  ];
+  for (const { workload, pi, loopchart, others = [] } of rows) {
+    if (!loopchart) continue;
+    lines.push(
+      [
+        "",
+        workload.name,
+        formatMs(pi.medianMs),
+        ...others.map((other) => times(other.figures, pi)),
+        times(loopchart, pi),
+        ...others.map((other) => `${(loopchart.medianMs / other.figures.medianMs).toFixed(2)}`),
         "",
       ].join(" | ").trim(),
     );

@@ -9,17 +9,17 @@
  */
 import { existsSync } from "node:fs";
 import os from "node:os";
-import { loadLoopchartEngine, piEngine, type Engine } from "./engines.js";
+import { loadLoopchartEngine, loadOtherBuild, parseOtherBuilds, piEngine, type Engine } from "./engines.js";
 import { collectGarbage, measureRun, type RunMeasurement } from "./measure.js";
 import { readBenchOptions, WARMUP_FRACTION } from "./options.js";
-import { formatTable, formatWorkloadLine, summarise, type WorkloadFigures } from "./report.js";
+import { formatBeforeAfter, formatTable, formatWorkloadLine, summarise, type WorkloadFigures } from "./report.js";
 import { GROWTH_PAIR, scaleWorkload, WORKLOADS, type Workload } from "./workloads.js";
 
 const log = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
-async function measureWorkload(engines: readonly Engine[], workload: Workload, rounds: number, signal: boolean): Promise<WorkloadFigures> {
+async function measureWorkload(engines: readonly Engine[], workload: Workload, rounds: number, signal: boolean, clock: "wall" | "cpu"): Promise<WorkloadFigures> {
   const warmup = scaleWorkload(workload, WARMUP_FRACTION);
   for (const engine of engines) await measureRun(engine, warmup, { signal });
 
@@ -33,20 +33,23 @@ async function measureWorkload(engines: readonly Engine[], workload: Workload, r
   for (const engine of engines) heapRuns.set(engine, await measureRun(engine, workload, { sampleHeap: true, fingerprint: true, signal }));
   collectGarbage();
 
-  const [pi, loopchart] = engines.map((engine) => {
+  const [pi, loopchart, ...others] = engines.map((engine) => {
     const heapRun = heapRuns.get(engine);
     if (!heapRun) throw new Error(`no heap run for ${engine.name}`);
-    return summarise(runs.get(engine) ?? [], heapRun);
+    return summarise(runs.get(engine) ?? [], heapRun, clock);
   });
   const figures: WorkloadFigures = { workload, pi };
+  if (others.length > 0) figures.others = others.map((other, index) => ({ label: engines[index + 2].name, figures: other }));
   if (loopchart) {
     figures.loopchart = loopchart;
     figures.ratio = loopchart.medianMs / pi.medianMs;
     if (loopchart.events !== pi.events) {
       log(`note: ${workload.name}: loopchart emitted ${loopchart.events} events, pi ${pi.events}`);
     }
-    const [piHash, loopchartHash] = engines.map((engine) => heapRuns.get(engine)?.sequenceHash);
-    if (piHash !== loopchartHash) log(`note: ${workload.name}: the engines emitted different event sequences`);
+    const [piHash, ...loopchartHashes] = engines.map((engine) => heapRuns.get(engine)?.sequenceHash);
+    loopchartHashes.forEach((hash, index) => {
+      if (hash !== piHash) log(`note: ${workload.name}: ${engines[index + 1].name} emitted a different event sequence from pi's`);
+    });
   }
   return figures;
 }
@@ -82,19 +85,26 @@ function growthLine(rows: readonly WorkloadFigures[]): string | undefined {
 async function main(): Promise<void> {
   const options = readBenchOptions();
   const cpu = os.cpus()[0]?.model ?? "unknown CPU";
-  log(`loopchart vs pi-agent-core bench: node ${process.version}, ${os.availableParallelism()} CPUs (${cpu}), rounds ${options.rounds}, scale ${options.scale}`);
+  log(`loopchart vs pi-agent-core bench: node ${process.version}, ${os.availableParallelism()} CPUs (${cpu}), rounds ${options.rounds}, scale ${options.scale}${options.clock === "cpu" ? ", CPU time" : ""}`);
   if (!(globalThis as { gc?: unknown }).gc) log("note: run node with --expose-gc for a GC between runs and steadier heap figures");
 
   const loopchart = await loadLoopchartEngine(options.loopchartSource);
   const engines: Engine[] = [piEngine];
   if (typeof loopchart === "string") log(`note: ${loopchart}; measuring pi alone`);
   else engines.push(loopchart);
+  // Other builds (BENCH_OTHER) run in the same rounds, after loopchart: the before/after table compares them.
+  const otherBuilds = parseOtherBuilds(process.env.BENCH_OTHER);
+  if (otherBuilds.length > 0 && typeof loopchart === "string") throw new Error("BENCH_OTHER needs this build of loopchart to compare with");
+  for (const build of otherBuilds) {
+    engines.push(await loadOtherBuild(build));
+    log(`other build: ${build.label} (${build.path})`);
+  }
 
   const rows: WorkloadFigures[] = [];
   for (const base of WORKLOADS) {
     if (options.only && !options.only.includes(base.name)) continue;
     const workload = scaleWorkload(base, options.scale);
-    const figures = await measureWorkload(engines, workload, options.rounds, options.signal);
+    const figures = await measureWorkload(engines, workload, options.rounds, options.signal, options.clock);
     rows.push(figures);
     log(formatWorkloadLine(figures));
   }
@@ -104,6 +114,10 @@ async function main(): Promise<void> {
   log("");
   log(formatTable(rows));
   log("");
+  if (otherBuilds.length > 0) {
+    log(formatBeforeAfter(rows));
+    log("");
+  }
   const growth = growthLine(rows);
   if (growth) log(growth);
   const ratios = rows.flatMap((row) => (row.ratio === undefined ? [] : [row.ratio]));

@@ -26,7 +26,7 @@ import { toolBatchSetup } from "./tool-batch-setup.js";
 
 export const parallelState = toolBatchSetup.createStateConfig({
   on: {
-    "tool.settled": { actions: { type: "recordSettled", params: ({ event }) => event } },
+    "tool.settled": { actions: { type: "recordInSlot", params: ({ event }) => event } },
   },
   always: { guard: "allSettled", target: "#toolBatch.done" },
   initial: "preparing",

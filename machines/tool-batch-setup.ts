@@ -105,6 +105,23 @@ export const toolBatchSetup = setup({
       slots[member] = [message];
       enqueue.assign({ slots, settled: context.settled + 1, allTerminate, rejected });
     }),
+    /**
+     * Parallel: records one call's result in its slot (a second settle of the same
+     * call is ignored). `recordSettled` does the same for a parallel batch; this is
+     * its plain `assign`, for the hot path of the `parallel` region.
+     */
+    recordInSlot: assign(({ context }, params: Extract<ToolCallToBatchEvent, { type: "tool.settled" }>) => {
+      const member = memberOf(context, params.index);
+      if (context.slots[member] !== null) return {};
+      const slots = context.slots.slice();
+      slots[member] = [resultMessage(params)];
+      return {
+        slots,
+        settled: context.settled + 1,
+        allTerminate: context.allTerminate && params.result.terminate === true,
+        rejected: params.rejected !== undefined ? [...context.rejected, params.index] : context.rejected,
+      };
+    }),
     /** Records a finished slice's results in its slot. */
     recordSlice: assign(({ context }, output: ToolBatchOutput) => {
       const member = memberOf(context, output.offset);

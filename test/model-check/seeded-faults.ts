@@ -22,9 +22,9 @@ type SettledParams = {
 const withBatch = (batch: typeof toolBatchMachine): FaultyMachine => agentLoopMachine.provide({ actors: { toolBatch: linkSlices(batch) } });
 
 /**
- * The shipped `recordSettled` of a parallel batch (the faulty configurations
- * are parallel and unsliced), with a hook to drop a result and one to choose the
- * slot a result goes in (shipped: the call's own).
+ * The shipped `recordSettled` / `recordInSlot` of a parallel batch (the faulty
+ * configurations are parallel and unsliced), with a hook to drop a result and one
+ * to choose the slot a result goes in (shipped: the call's own).
  */
 const recordSettledWith = (keep: (params: SettledParams) => boolean, slotOf: (context: ToolBatchContext, member: number) => number = (_, member) => member) =>
   enqueueActions((({ context, enqueue }: { context: ToolBatchContext; enqueue: unknown }, params: SettledParams) => {
@@ -49,9 +49,12 @@ const recordSettledWith = (keep: (params: SettledParams) => boolean, slotOf: (co
     });
   }) as never) as never;
 
+/** The faulty recorder as both of the batch's recorders of a settled call: `recordSettled` and the parallel region's `recordInSlot`. */
+const inEveryRecorder = (faulty: ReturnType<typeof recordSettledWith>) => ({ recordSettled: faulty, recordInSlot: faulty });
+
 /** Puts each result in the slot of the order its call completed in, so results are emitted and appended in completion order instead of source order. */
 export const appendsInCompletionOrder: FaultyMachine = withBatch(
-  toolBatchMachine.provide({ actions: { recordSettled: recordSettledWith(() => true, (context) => context.settled) } }),
+  toolBatchMachine.provide({ actions: inEveryRecorder(recordSettledWith(() => true, (context) => context.settled)) }),
 );
 
 /** Treats a length-truncated response with tool calls like any other: its calls execute. */
@@ -62,11 +65,9 @@ export const executesLengthTruncatedCalls: FaultyMachine = agentLoopMachine.prov
 /** Counts a blocked call as settled but drops its result. */
 export const dropsBlockedResult: FaultyMachine = withBatch(
   toolBatchMachine.provide({
-    actions: {
-      recordSettled: recordSettledWith(
-        (params) => !/blocked/i.test((params.result.content ?? []).map((block) => ("text" in block ? block.text : "")).join("")),
-      ),
-    },
+    actions: inEveryRecorder(
+      recordSettledWith((params) => !/blocked/i.test((params.result.content ?? []).map((block) => ("text" in block ? block.text : "")).join(""))),
+    ),
   }),
 );
 
