@@ -1,7 +1,8 @@
 /**
- * The agent-level data model: tools, hooks, the loop configuration and the event
- * protocol. Structurally identical to `@mariozechner/pi-agent-core` (0.73 line),
- * plus loopchart's additions (`maxTurns`, `prepareNextTurn`, exit reasons).
+ * The agent-level data model: hooks and the loop configuration here; tools
+ * (`agent-tool-types.ts`) and the event protocol (`agent-events.ts`) re-exported.
+ * Structurally identical to `@mariozechner/pi-agent-core` (0.73 line), plus
+ * loopchart's additions (`maxTurns`, `prepareNextTurn`, exit reasons).
  */
 import type {
   AssistantMessage,
@@ -10,20 +11,19 @@ import type {
   Model,
   SimpleStreamOptions,
   TextContent,
-  Tool,
   ToolCall,
   ToolResultMessage,
   Usage,
-  UserMessage,
-  AssistantMessageEvent,
   ThinkingLevel as LlmThinkingLevel,
 } from "./llm-types.js";
-import type { InferToolArgs, ToolParameters } from "./schema-types.js";
 import type { LoopInspector } from "./inspection/inspection-event.js";
 import type { CompactionConfig } from "./compaction/compaction-settings.js";
 
 export type * from "./llm-types.js";
 export type { ArgsSchema, InferToolArgs, JsonSchema, ToolParameters } from "./schema-types.js";
+export type * from "./agent-tool-types.js";
+import type { AgentTool, AgentToolResult, ToolDefaults } from "./agent-tool-types.js";
+export type * from "./agent-events.js";
 
 /**
  * How the calls of one assistant message run.
@@ -60,148 +60,6 @@ export type AgentMessage = Message | CustomAgentMessages[keyof CustomAgentMessag
 
 /** A value JSON can carry: what `structuredContent` may hold (results live in snapshots). */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-
-/** What a tool returns, and what a tool's partial updates carry. */
-export interface AgentToolResult<TDetails = unknown> {
-  /** Text and images the model reads. */
-  content: (TextContent | ImageContent)[];
-  /** Structured data for logs and UIs; never sent to the model. */
-  details: TDetails;
-  /**
-   * pi-agent-core 1.x: machine-readable result for programmatic callers, matching the
-   * tool's `outputSchema` when it declares one (checked; a mismatch becomes an error
-   * result naming the failing paths). Never sent to the model, and not on the
-   * `toolResult` message: it is on `tool_execution_end`'s `result` and what
-   * `runToolCall` returns.
-   */
-  structuredContent?: JsonValue;
-  /**
-   * pi-agent-core 1.x: report a failure without throwing. The model reads `content` as
-   * an error result, as after a throw, while `details` and `structuredContent` are kept.
-   */
-  isError?: boolean;
-  /**
-   * Asks the loop to stop after this batch. The run stops only when every result
-   * of a non-empty batch sets it.
-   */
-  terminate?: boolean;
-  /**
-   * Tokens and cost a tool spent (e.g. a sub-agent); carried to the `toolResult`
-   * message, never summed into the model's usage.
-   */
-  usage?: Usage;
-  /**
-   * Names of tools this result makes available (transcript-level tool registration):
-   * carried to the `toolResult` message so the transcript records when a tool was
-   * added. The loop does not declare them by itself: put the tools in the context
-   * (e.g. with `prepareRequest` or `prepareNextTurn`).
-   */
-  addedToolNames?: string[];
-}
-
-/** Receives a tool's partial results; each call emits `tool_execution_update`. Calls after the tool settles are ignored. */
-export type AgentToolUpdateCallback<TDetails = unknown> = (partialResult: AgentToolResult<TDetails>) => void;
-
-/**
- * A tool the loop can run.
- *
- * `execute` throws on failure instead of encoding the failure in `content`; the
- * loop turns the message into an `isError` result for the model. It receives the
- * run's abort signal and should stop promptly when it fires.
- */
-export interface AgentTool<TParameters extends ToolParameters = ToolParameters, TDetails = unknown>
-  extends Tool<TParameters> {
-  /** Human-readable label for UIs. */
-  label: string;
-  /** Compatibility shim applied to the raw arguments before validation (e.g. accept a legacy shape). */
-  prepareArguments?: (args: unknown) => InferToolArgs<TParameters>;
-  /** Runs the call. Throws on failure. */
-  execute: (
-    toolCallId: string,
-    params: InferToolArgs<TParameters>,
-    signal?: AbortSignal,
-    onUpdate?: AgentToolUpdateCallback<TDetails>,
-  ) => Promise<AgentToolResult<TDetails>>;
-  /**
-   * pi-agent-core 1.x: the JSON Schema (or a TypeBox or zod schema) of `structuredContent`
-   * in successful results. A tool that declares it must set `structuredContent`; a
-   * successful result whose `structuredContent` does not match becomes an error result
-   * naming the failing paths. Checked when the run starts (a malformed schema throws
-   * `InvalidToolDefinitionError`).
-   */
-  outputSchema?: object;
-  /**
-   * Per-tool execution mode. `"sequential"` makes the whole batch containing this tool
-   * run one call at a time; `"parallel"` (or none) leaves the batch to
-   * `config.toolExecution`. As in pi, a tool cannot make a sequential run parallel.
-   */
-  executionMode?: ToolExecutionMode;
-  /**
-   * Whether a call that was mid-flight when a persisted run was restored may be run
-   * again. Default false: the restored call gets an error result instead.
-   */
-  idempotent?: boolean;
-  /**
-   * loopchart: how long (ms) one run of this tool may take. When it passes, the
-   * call's own signal aborts and the call settles with an error result saying it
-   * timed out (a late settle is ignored). Overrides `config.toolDefaults.timeoutMs`.
-   *
-   * @example timeoutMs: 30_000
-   */
-  timeoutMs?: number;
-  /**
-   * loopchart: runs the call again when `execute` throws an error it marks retryable
-   * (a {@link RetryableToolError}, or any error with `retryable: true`). Only for
-   * tools with `replay: "safe"`; other errors are never retried. Overrides
-   * `config.toolDefaults.retry`.
-   *
-   * @example retry: { attempts: 3, backoffMs: 200 } // up to 3 runs, waiting 200 ms, then 400 ms
-   */
-  retry?: ToolRetryPolicy;
-  /**
-   * loopchart: at most this many calls of this tool execute at once in a parallel
-   * batch (an integer >= 1; anything else is a `LoopInputError`). A batch with more
-   * calls of the tool prepares them one at a time in source order, as with
-   * `beforeToolCall`; the calls that do not fit wait prepared (queued) and start, in
-   * source order, as running ones settle. Results keep source order. After an abort
-   * the waiting calls are cancelled and never start. No effect on sequential batches.
-   *
-   * @example concurrency: 2 // a rate-limited API: two requests in flight at most
-   */
-  concurrency?: number;
-  /**
-   * loopchart: whether a human must approve a call before it runs. A function is
-   * asked with the validated arguments and the run's context as the batch
-   * started; a throw becomes the call's error result. A call that needs approval
-   * waits (state `awaitingApproval`, event `approval_requested`) until
-   * `tool.approve` / `tool.reject` (or `agent.approve` / `agent.reject`);
-   * a tool approved with `always` is not asked again in that run (or agent session).
-   */
-  needsApproval?: boolean | ((args: InferToolArgs<TParameters>, context: AgentContext) => boolean | Promise<boolean>);
-  /**
-   * pi-agent-core 1.x: what a durable session (or DBOS workflow) does with this
-   * tool's call when the process died while it ran. `"never"` (the default): the
-   * call is not run again and gets an error result saying it was interrupted by a
-   * restart; `"safe"`: it runs again. Calls that settled never run again either way.
-   */
-  replay?: "never" | "safe";
-}
-
-/** loopchart: how a tool's call is retried (see {@link AgentTool.retry}). */
-export interface ToolRetryPolicy {
-  /** Most runs of one call, the first included (an integer >= 1). */
-  attempts: number;
-  /** Wait before the first retry (ms, default 0); doubles before each further one. */
-  backoffMs?: number;
-}
-
-/** loopchart: per-tool policies every tool gets unless it declares its own. */
-export interface ToolDefaults {
-  /** See {@link AgentTool.timeoutMs}. */
-  timeoutMs?: number;
-  /** See {@link AgentTool.retry}; applies to `replay: "safe"` tools only. */
-  retry?: ToolRetryPolicy;
-}
 
 /** loopchart: token and cost ceilings of a run, summed from each response's `usage`. */
 export interface RunBudget {
@@ -460,107 +318,3 @@ export interface AgentLoopConfig extends SimpleStreamOptions {
    */
   inspect?: LoopInspector;
 }
-
-/**
- * Why a run ended. loopchart's policies add `invalidCalls` (the invalid-call breaker,
- * `config.invalidCallLimit`) and `budget` (`config.budget` reached).
- */
-export type ExitReason = "completed" | "terminated" | "stopped" | "maxTurns" | "invalidCalls" | "budget" | "error" | "aborted";
-
-/** The event protocol (pi's snake_case names). `agent_end` is always last. */
-export type AgentEvent =
-  | { type: "agent_start" }
-  | {
-      type: "agent_end";
-      messages: AgentMessage[];
-      /** loopchart: why the run ended. */
-      exitReason?: ExitReason;
-      /** loopchart: what failed, when the exit reason is `error` (or `aborted`), or the failing call for `invalidCalls`. */
-      errorMessage?: string;
-    }
-  | { type: "turn_start" }
-  | { type: "turn_end"; message: AgentMessage; toolResults: ToolResultMessage[] }
-  | { type: "message_start"; message: AgentMessage }
-  | { type: "message_update"; message: AgentMessage; assistantMessageEvent: AssistantMessageEvent }
-  | { type: "message_end"; message: AgentMessage }
-  | { type: "tool_execution_start"; toolCallId: string; toolName: string; args: ToolCall["arguments"] }
-  | {
-      type: "tool_execution_update";
-      toolCallId: string;
-      toolName: string;
-      args: ToolCall["arguments"];
-      partialResult: AgentToolResult<unknown>;
-    }
-  | {
-      type: "tool_execution_end";
-      toolCallId: string;
-      toolName: string;
-      result: AgentToolResult<unknown>;
-      isError: boolean;
-      /**
-       * Milliseconds the tool's `execute` took, measured with a monotonic clock
-       * (`performance.now()`) and rounded; absent when the tool did not run (unknown
-       * tool, invalid arguments, blocked, refused, aborted before it started).
-       */
-      durationMs?: number;
-    }
-  | {
-      /**
-       * loopchart: a call waits for a human decision (its tool's `needsApproval`, or
-       * `beforeToolCall` returned `{ approval: "ask" }`). `args` are the validated
-       * arguments it will run with. Answer with `tool.approve` / `tool.reject`
-       * (`agent.approve` / `agent.reject`); the call then executes or gets an error result.
-       */
-      type: "approval_requested";
-      toolCallId: string;
-      toolName: string;
-      args: unknown;
-    }
-  | {
-      /**
-       * loopchart: the run compacts its context (`config.compaction`): `threshold` (the
-       * estimated context passed `contextWindow − reserveTokens` before a request),
-       * `overflow` (the provider refused the request as too long), `length` (the response
-       * stopped for length far below the output allowed) or `manual` (`agent.compact()`).
-       * `tokensBefore` is the estimate that started it. `discarded`: the overflowing
-       * response, which is not added to the transcript (the request is retried once).
-       */
-      type: "compaction_start";
-      reason: "threshold" | "overflow" | "length" | "manual";
-      tokensBefore: number;
-      discarded?: AssistantMessage;
-    }
-  | {
-      /**
-       * loopchart: the compaction finished. When `compacted`, the transcript's first
-       * `replaced` messages were replaced by `summaryMessage` (a user message holding
-       * `summary` and the files read and modified); the rest is kept verbatim. Apply it to
-       * a transcript you keep with `applyCompaction(messages, event)`. Sizes are estimates.
-       */
-      type: "compaction_end";
-      reason: "threshold" | "overflow" | "length" | "manual";
-      compacted: boolean;
-      tokensBefore: number;
-      tokensAfter: number;
-      summary: string;
-      replaced: number;
-      summaryMessage?: UserMessage;
-    }
-  | {
-      /**
-       * loopchart: something went wrong that does not fail the run. `abandoned`: the abort
-       * grace period (`abortGraceMs`) ran out while the run still waited on work that ignored
-       * the signal; `message` names it (a tool call with its id, a hook, the model stream). The
-       * run then ends `aborted`; whatever that work settles with later is ignored.
-       * `approval`: a `tool.approve` / `tool.reject` sent to the loop actor named a call
-       * that is unknown in the current batch or not awaiting approval (`toolCallId` says
-       * which); nothing changed.
-       */
-      type: "warning";
-      reason: "abandoned" | "approval";
-      message: string;
-      toolCallId?: string;
-    };
-
-/** Receives every event of a run, in order. A returned promise is awaited before the run's promise resolves. */
-export type AgentEventSink = (event: AgentEvent) => Promise<void> | void;
