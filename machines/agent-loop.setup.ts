@@ -43,6 +43,7 @@ import {
   type CompactionResult,
 } from "./compaction-policy.js";
 import { compactWithSummary } from "../src/compaction/compact-transcript.js";
+import { isPlainTurn } from "./plain-turn.js";
 import {
   ABORTED_MESSAGE,
   appended,
@@ -194,29 +195,8 @@ export const agentLoopSetup = setup({
     overflowPersists: ({ context }, response: AssistantMessage) => overflowPersists(context, response),
     /** The compaction before the request is done, and the run asks prepareRequest before it. */
     preparesRequestAfterCompaction: ({ context }) => context.settings.hooks.prepareRequest && context.limits.compaction?.pending?.reason === "threshold",
-    /**
-     * After `turn_end`, every decision up to the next request would take its default
-     * branch: no hook between turns or before the request, no breaker, budget, turn
-     * cap or abort, nothing pending, no compaction due (`injectingPending` would
-     * enter `compacting`), and calls made whose results do not all terminate. (`endingTurn` checks abandonment, the wrap-up and finishTurn's end first.)
-     */
-    plainTurn: ({ context }) => {
-      const { hooks, maxTurns, budget } = context.settings;
-      return (
-        !hooks.shouldStopAfterTurn &&
-        !hooks.steering &&
-        !hooks.prepareNextTurn &&
-        !hooks.prepareRequest &&
-        !context.aborted &&
-        !context.terminated &&
-        context.pending.length === 0 &&
-        !contextTooLarge(context) &&
-        context.limits.invalidStreak === undefined &&
-        (maxTurns === undefined || context.turn < maxTurns) &&
-        (budget === undefined || !reachedBudget(budget, context.limits.spent)) &&
-        toolCallsOf(context.assistant).length > 0
-      );
-    },
+    /** After `turn_end`, every decision up to the next request takes its default branch (see `plain-turn.ts`). */
+    plainTurn: ({ context }) => isPlainTurn(context),
   },
   actions: {
     emitRunStart: enqueueActions(({ context, enqueue }) => {
