@@ -5,37 +5,18 @@
  * forks the session there. A screenshot of the marks and the command goes to the test's
  * temp dir (and, for a person to look at, to test-output/viewer-checkpoints/).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cp, mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSessionStore } from "../../src/sessions/open-session-store.js";
 import { runCli } from "../cli/spawn-cli.js";
+import { CHROMIUM, CHROMIUM_ARGS, repoRoot as root, startView, VIEWPORT } from "./start-view.js";
 import { tempDir } from "../support/temp-dir.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
-const VIEWPORT = { width: 1400, height: 900 };
-const root = fileURLToPath(new URL("../../", import.meta.url));
 const output = join(root, "test-output", "viewer-checkpoints");
-const cli = ["--import", "tsx", join(root, "src/cli/main.ts")];
-
-/** Starts `loopchart view` and resolves with the URL it prints. */
-function startView(trace: string): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...cli, "view", trace, "--no-open"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const match = /Viewer: (\S+)/.exec(out);
-      if (match) resolve({ child, url: match[1] as string });
-    });
-    child.on("exit", (code) => reject(new Error(`loopchart view exited ${code} before printing its URL: ${out}`)));
-  });
-}
 
 const read = (id: string, path: string) => ({ content: [{ type: "toolCall", id, name: "read", arguments: { path } }] });
 const text = (value: string) => ({ content: [{ type: "text", text: value }] });
@@ -61,7 +42,7 @@ describe.skipIf(!existsSync(CHROMIUM))("checkpoints in the viewer", () => {
     const traced = await runCli([...base, "--trace", join(dir, "run.jsonl"), "Read a.txt twice"], { cwd: dir });
     expect(traced.code).toBe(0);
     view = await startView(join(dir, "run.jsonl"));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     page = await browser.newPage({ viewport: VIEWPORT });
     await page.goto(view.url);
     await page.waitForSelector("body[data-charts=ready]");

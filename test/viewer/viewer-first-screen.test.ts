@@ -9,19 +9,15 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { cp, mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { childTmpDir, tempDir } from "../support/temp-dir.js";
+import { CHROMIUM, CHROMIUM_ARGS, repoRoot as root, startView, VIEWPORT } from "./start-view.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
-const VIEWPORT = { width: 1400, height: 900 };
 /** The smallest font a label may have at 100 % zoom, in px. */
 const MIN_FONT_PX = 11;
 /** The fill of a box the run is in (viewer.css: `.state.active > rect`). */
 const ACTIVE_FILL = "rgb(21, 101, 192)";
-const root = fileURLToPath(new URL("../../", import.meta.url));
 const output = join(root, "test-output", "viewer-first-screen");
 const cli = ["--import", "tsx", join(root, "src/cli/main.ts")];
 
@@ -33,20 +29,6 @@ function runCli(args: string[]): Promise<void> {
     let err = "";
     child.stderr.on("data", (chunk) => (err += chunk));
     child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`loopchart ${args.join(" ")} exited ${code}: ${err}`))));
-  });
-}
-
-/** Starts `loopchart view` and resolves with the URL it prints (never built by hand: the server decides it). */
-function startView(trace: string): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...cli, "view", trace, "--no-open"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const match = /Viewer: (\S+)/.exec(out);
-      if (match) resolve({ child, url: match[1] as string });
-    });
-    child.on("exit", (code) => reject(new Error(`loopchart view exited ${code} before printing its URL: ${out}`)));
   });
 }
 
@@ -66,7 +48,7 @@ describe.skipIf(!existsSync(CHROMIUM))("loopchart view of the demo trace at 1400
     const trace = join(dir, "demo.jsonl");
     await runCli(["demo", "--trace", trace, "--delay", "0"]);
     view = await startView(trace);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     page = await browser.newPage({ viewport: VIEWPORT });
     await page.goto(view.url);
     await page.waitForSelector("body[data-charts=ready]");
