@@ -231,6 +231,7 @@ export class SessionRecorder {
     if (!root || this.suspended) return;
     const snapshot = root.getPersistedSnapshot() as PersistedLoop;
     if (this.options.checkpoints === "turns") this.noteCheckpoint(snapshot);
+    this.noteCompaction(snapshot);
     const queued = this.pending !== undefined;
     this.pending = snapshot;
     if (!queued) {
@@ -263,6 +264,22 @@ export class SessionRecorder {
     }
   }
 
+  /**
+   * Adds the audit entry of a compaction `snapshot` is the first to show. Noted as
+   * each snapshot is captured (every step), not as saves are written: saves are
+   * coalesced, and two compactions between two saves each get their entry.
+   */
+  private noteCompaction(snapshot: PersistedLoop): void {
+    const compaction = snapshot.context?.limits?.compaction;
+    if ((compaction?.count ?? 0) <= this.compactedThisRun || !compaction?.last || !snapshot.context?.messages) return;
+    const transcript = transcriptMessages(snapshot.context.messages);
+    const point = this.logMap.point(transcript, compaction);
+    if (!point) return;
+    this.compactedThisRun = compaction.count ?? 0;
+    const summary = transcript[0] ? summaryOf(transcript[0]) : "";
+    this.compactions = [...this.compactions, { run: this.options.run, at: new Date().toISOString(), ...compaction.last, keptFrom: point.keptFrom, summary }];
+  }
+
   private enqueue(task: () => Promise<void>): Promise<void> {
     const run = this.queue.then(task);
     this.queue = run.catch((error: unknown) => {
@@ -278,11 +295,6 @@ export class SessionRecorder {
     // The log keeps every message (a compaction's replaced ones stay, for audit); only what it lacks is appended.
     const added = this.logMap.unlogged(transcript, compaction, this.logged);
     const point = this.logMap.point(transcript, compaction);
-    if ((compaction?.count ?? 0) > this.compactedThisRun && point && compaction?.last) {
-      this.compactedThisRun = compaction.count ?? 0;
-      const summary = transcript[0] ? summaryOf(transcript[0]) : "";
-      this.compactions = [...this.compactions, { run: this.options.run, at: new Date().toISOString(), ...compaction.last, keptFrom: point.keptFrom, summary }];
-    }
     const state = sessionStateOf(snapshot);
     const exitReason = snapshot.status === "done" ? (snapshot.output?.exitReason ?? snapshot.context?.exitReason) : undefined;
     const errorMessage = snapshot.status === "done" ? (snapshot.output?.errorMessage ?? snapshot.context?.errorMessage) : undefined;
