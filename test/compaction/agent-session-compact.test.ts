@@ -10,6 +10,7 @@ import { SessionBusyError } from "../../src/errors/session-busy-error.js";
 import { LoopInputError } from "../../src/errors/loop-input-error.js";
 import { isSummaryMessage, readSummaryMessage } from "../../src/compaction/summary-message.js";
 import type { AgentEvent, AgentMessage } from "../../src/types.js";
+import type { SessionStore } from "../../src/sessions/session-store.js";
 import { STORE_KINDS, sampleRecord } from "../sessions/store-fixtures.js";
 import { sizedModel, sizedStream } from "./sized-model.js";
 import { codingHistory, orphanCalls, userText } from "./transcripts.js";
@@ -134,6 +135,57 @@ describe.each(STORE_KINDS)("agent.compact() with a session store ($name store)",
     } finally {
       await store.close();
       await holder.close();
+    }
+  });
+});
+
+describe.each(STORE_KINDS)("compactions between two saves ($name store)", (kind) => {
+  it("each compaction of a run gets its audit entry, even when several happen while one save is under way; the second keeps its place in the log", async () => {
+    const store = await kind.open(kind.freshLocation());
+    // Saves wait until the run has ended, so every compaction of the run happens between two saves.
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const gated = new Proxy(store, {
+      get(target, property) {
+        if (property === "save") return async (...args: Parameters<SessionStore["save"]>) => gate.then(() => target.save(...args));
+        const value = Reflect.get(target, property, target) as unknown;
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    try {
+      const window = 4_000;
+      const stream = sizedStream(window, [{ text: "one" }, { text: "two" }, { text: "three" }, { text: "four" }]);
+      const agent = new Agent({
+        sessionStore: gated,
+        sessionId: "many",
+        initialState: { model: sizedModel(window), messages: codingHistory(6, 400) },
+        streamFn: stream,
+        compaction: { keepRecentTokens: 300, reserveTokens: 500 },
+        followUpMode: "one-at-a-time",
+      });
+      const compactions: Extract<AgentEvent, { type: "compaction_end" }>[] = [];
+      agent.subscribe((event) => {
+        if (event.type === "compaction_end" && event.compacted) compactions.push(event);
+        if (event.type === "agent_end") release();
+      });
+      for (const index of [1, 2, 3]) agent.followUp(userText(`follow-up ${index}: ${"y".repeat(6_000)}`));
+      await agent.prompt(`start: ${"x".repeat(6_000)}`);
+      expect(compactions.length).toBeGreaterThanOrEqual(2);
+      const stored = (await store.load("many"))!;
+      expect(stored.record.compactions?.map((entry) => [entry.reason, entry.tokensBefore, entry.tokensAfter, entry.summary])).toEqual(
+        compactions.map((event) => [event.reason, event.tokensBefore, event.tokensAfter, event.summary]),
+      );
+      const keptFrom = stored.record.compactions!.map((entry) => entry.keptFrom);
+      expect(keptFrom).toEqual([...keptFrom].sort((a, b) => a - b));
+      expect(stored.record.compaction?.keptFrom).toBe(keptFrom.at(-1));
+      // The log holds every message once, in order, and the live transcript it gives is the agent's.
+      const texts = stored.messages.filter((message) => message.role === "user").map((message) => textOf(message).slice(0, 40));
+      expect(texts.filter((line) => /start:|follow-up/.test(line))).toHaveLength(4);
+      expect(stored.messages.filter((message) => message.role === "assistant").map(textOf)).toEqual(expect.arrayContaining([expect.stringContaining("four")]));
+      expect([stored.record.compaction!.summaryMessage, ...stored.messages.slice(stored.record.compaction!.keptFrom)]).toEqual(agent.state.messages);
+    } finally {
+      release();
+      await store.close();
     }
   });
 });
