@@ -386,7 +386,8 @@ export const agentLoopSetup = setup({
       enqueue.assign({
         limits: {
           ...context.limits,
-          compaction: { usageFrom: context.limits.compaction?.usageFrom ?? 0, ...(retried ? { retriedTurn: context.turn } : context.limits.compaction?.retriedTurn !== undefined ? { retriedTurn: context.limits.compaction.retriedTurn } : {}), pending },
+          // The state so far stays (where earlier compactions of the run kept from, how many there were): a session maps its transcript onto the log by it.
+          compaction: { ...(context.limits.compaction ?? { usageFrom: 0 }), ...(retried ? { retriedTurn: context.turn } : {}), pending },
         },
       });
       enqueue.emit(compactionStartEvent(pending, params.discarded));

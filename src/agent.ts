@@ -34,6 +34,7 @@ import { assertSessionId, type SessionStore } from "./sessions/session-store.js"
 import { SessionNotFoundError } from "./errors/session-not-found-error.js";
 import { hasUnfinishedRun, sessionTranscript } from "./sessions/session-transcript.js";
 import { compactManually } from "./agent/agent-compact.js";
+import { compactSession } from "./agent/agent-compact-session.js";
 import type { CompactionResult } from "./compaction/compact-transcript.js";
 import type {
   AgentContext,
@@ -485,13 +486,13 @@ export class Agent {
    * newest kept verbatim; `compaction_start` / `compaction_end` (reason `manual`)
    * go to the listeners. Uses `compaction` (or its defaults for the model). Rejects
    * with {@link AgentBusyError} while a run is active, and with the summarizer's
-   * error (the transcript unchanged) when the summary cannot be written.
+   * error (the transcript unchanged) when the summary cannot be written. With a
+   * `sessionStore` the compaction is saved in the session under its lease, as one
+   * in a run is (`SessionBusyError` when another process holds it; `LoopInputError`
+   * before the session's first run or while its last run is unfinished).
    */
   async compact(instructions?: string): Promise<CompactionResult> {
     if (this.activeRun) throw new AgentBusyError("compact", BUSY_COMPACT);
-    if (this.sessionStore) {
-      throw new LoopInputError("agent.compact() does not record into a session store yet; give the agent `compaction` so its runs compact (and record it) instead");
-    }
     const controller = new AbortController();
     let markIdle = () => {};
     const idle = new Promise<void>((resolve) => {
@@ -500,18 +501,21 @@ export class Agent {
     // Busy while it compacts: a prompt waits for it, and abort() stops the summarizer.
     this.activeRun = { controller, idle };
     try {
-      return await compactManually({
-      messages: this.mutableState.messages.slice(),
-      systemPrompt: this.mutableState.systemPrompt,
-      model: this.mutableState.model,
-      compaction: this.compaction,
-      streamFn: this.streamFn,
-      getApiKey: this.getApiKey,
-      convertToLlm: this.convertToLlm,
-      ...(instructions !== undefined ? { instructions } : {}),
-      signal: controller.signal,
-      emit: (event) => this.handleEvent(event, controller.signal),
-      });
+      const manual = {
+        messages: this.mutableState.messages.slice(),
+        systemPrompt: this.mutableState.systemPrompt,
+        model: this.mutableState.model,
+        compaction: this.compaction,
+        streamFn: this.streamFn,
+        getApiKey: this.getApiKey,
+        convertToLlm: this.convertToLlm,
+        ...(instructions !== undefined ? { instructions } : {}),
+        signal: controller.signal,
+        emit: (event: AgentEvent) => this.handleEvent(event, controller.signal),
+      };
+      // With a store, the compaction is recorded in the session (under its lease) before it is announced.
+      if (this.sessionStore && this.sessionId !== undefined) return await compactSession({ ...manual, store: this.sessionStore, sessionId: this.sessionId });
+      return await compactManually(manual);
     } finally {
       this.activeRun = undefined;
       markIdle();

@@ -22,12 +22,17 @@ export interface ManualCompaction {
   signal?: AbortSignal;
   /** Hands an event to the agent (its state and listeners), in order. */
   emit: (event: AgentEvent) => unknown;
+  /**
+   * Records a compaction that replaced history before `compaction_end` announces it
+   * (the session's save); when it rejects, so does the compaction, with no `compaction_end`.
+   */
+  record?: (result: CompactionResult) => Promise<void>;
 }
 
 /**
  * Compacts the agent's transcript. The `compaction_end` event carries the result;
  * the agent's state applies it. Rejects (after `compaction_start`, with no
- * `compaction_end`) when the summary cannot be written; the transcript is then unchanged.
+ * `compaction_end`) when the summary cannot be written or `record` fails; the transcript is then unchanged.
  */
 export async function compactManually(options: ManualCompaction): Promise<CompactionResult> {
   assertCompactionConfig(options.compaction);
@@ -45,6 +50,7 @@ export async function compactManually(options: ManualCompaction): Promise<Compac
     summarize: config.summarize ?? modelSummarizer(options.streamFn, options.model, { model: options.model, convertToLlm: options.convertToLlm, getApiKey: options.getApiKey }),
     ...(options.signal ? { signal: options.signal } : {}),
   });
+  if (result.compacted && options.record) await options.record(result);
   await options.emit({
     type: "compaction_end",
     reason: "manual",

@@ -27,6 +27,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   reject: async () => (await import("./session-commands.js")).rejectCommand,
   sessions: async () => (await import("./session-commands.js")).sessionsCommand,
   fork: async () => (await import("./fork-command.js")).forkCommand,
+  compact: async () => (await import("./compact-command.js")).compactCommand,
   recover: async () => (await import("./dbos-commands.js")).recoverCommand,
   mcp: async () => (await import("./mcp-command.js")).mcpCommand,
 };

@@ -11,8 +11,8 @@ export const EXIT_CODES = {
   error: 1,
   /**
    * The command line was wrong (unknown option, missing prompt, no model), or needs an optional
-   * dependency that is not installed; also what it names is not there: `resume`/`fork` of an
-   * unknown session, `fork --at` a checkpoint the session lacks (or a session without
+   * dependency that is not installed; also what it names is not there: `resume`/`fork`/`compact` of an
+   * unknown session (and `compact` of a session whose process died mid-run: resume it first), `fork --at` a checkpoint the session lacks (or a session without
    * checkpoints: written before they were kept, or with `--checkpoints latest`), a fork into a taken id.
    */
   usage: 2,
@@ -21,6 +21,7 @@ export const EXIT_CODES = {
   /**
    * A tool call waits for approval and there is no terminal to ask on: the session is
    * saved (state "awaiting approval"); answer with `loopchart approve|reject <id> <toolCallId>`.
+   * Also `loopchart compact` of a session that waits so (answer it first).
    */
   approvalPending: 4,
   /** The run reached its `--budget-usd` (or token budget). */
@@ -29,7 +30,7 @@ export const EXIT_CODES = {
   invalidCalls: 6,
   /**
    * Another live process holds the session (`run --session`, `resume`, `approve`,
-   * `reject`): refused before doing anything; the message names the holder's pid, host
+   * `reject`, `compact`): refused before doing anything; the message names the holder's pid, host
    * and start time.
    */
   sessionBusy: 7,

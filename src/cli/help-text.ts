@@ -9,6 +9,7 @@ Usage:
   loopchart resume <id>                continue a session whose process died mid-run
   loopchart sessions                   list the stored sessions (id, state, turns, last activity; --tree: forks under their parents)
   loopchart fork <id> --at <turn>      a new session from the end of that turn (--prompt "…" replaces what came after)
+  loopchart compact <id>               summarize a session's older history now (--instructions "…"); the next run starts from it
   loopchart approve <id> <toolCallId>  approve a call a session waits on (--always), and go on
   loopchart reject <id> <toolCallId>   reject it (--reason "…"), and go on
   loopchart demo [options]             offline demo: the scripted model in a fresh temp workspace

@@ -147,6 +147,15 @@ export class SessionRecorder {
   private queue: Promise<void> = Promise.resolve();
   private pending: PersistedLoop | undefined;
   private logged: number;
+  /**
+   * Messages the captured snapshots showed that no save has written yet, in log
+   * order. Collected as each snapshot is captured, not as saves are written: a
+   * message appended and then compacted away between two saves is in no later
+   * snapshot, yet the log must keep it.
+   */
+  private unsaved: AgentMessage[] = [];
+  /** How many messages the log will hold once every collected message is written (the log's, those being written, `unsaved`). */
+  private collected: number;
   private failure: { error: unknown } | undefined;
   private suspended = false;
   /** The log's messages as this recorder has written them (kept only while checkpoints are taken). */
@@ -165,6 +174,7 @@ export class SessionRecorder {
   constructor(options: RecorderOptions) {
     this.options = options;
     this.logged = options.logged;
+    this.collected = options.logged;
     this.log = options.checkpoints === "turns" ? (options.log ?? []).slice() : [];
     const restored = options.restoredFrom;
     this.checkpointedTurn = options.turnsBefore + (restored ? endedTurns(restored) : 0);
@@ -231,6 +241,8 @@ export class SessionRecorder {
     if (!root || this.suspended) return;
     const snapshot = root.getPersistedSnapshot() as PersistedLoop;
     if (this.options.checkpoints === "turns") this.noteCheckpoint(snapshot);
+    this.noteMessages(snapshot);
+    this.noteCompaction(snapshot);
     const queued = this.pending !== undefined;
     this.pending = snapshot;
     if (!queued) {
@@ -263,6 +275,31 @@ export class SessionRecorder {
     }
   }
 
+  /** Collects the messages `snapshot`'s transcript adds to what the log holds and the earlier captures collected. */
+  private noteMessages(snapshot: PersistedLoop): void {
+    if (!snapshot.context?.messages) return;
+    const transcript = transcriptMessages(snapshot.context.messages);
+    const added = this.logMap.unlogged(transcript, snapshot.context.limits?.compaction, this.collected);
+    for (const message of added) this.unsaved.push(message);
+    this.collected += added.length;
+  }
+
+  /**
+   * Adds the audit entry of a compaction `snapshot` is the first to show. Noted as
+   * each snapshot is captured (every step), not as saves are written: saves are
+   * coalesced, and two compactions between two saves each get their entry.
+   */
+  private noteCompaction(snapshot: PersistedLoop): void {
+    const compaction = snapshot.context?.limits?.compaction;
+    if ((compaction?.count ?? 0) <= this.compactedThisRun || !compaction?.last || !snapshot.context?.messages) return;
+    const transcript = transcriptMessages(snapshot.context.messages);
+    const point = this.logMap.point(transcript, compaction);
+    if (!point) return;
+    this.compactedThisRun = compaction.count ?? 0;
+    const summary = transcript[0] ? summaryOf(transcript[0]) : "";
+    this.compactions = [...this.compactions, { run: this.options.run, at: new Date().toISOString(), ...compaction.last, keptFrom: point.keptFrom, summary }];
+  }
+
   private enqueue(task: () => Promise<void>): Promise<void> {
     const run = this.queue.then(task);
     this.queue = run.catch((error: unknown) => {
@@ -276,13 +313,10 @@ export class SessionRecorder {
     const transcript = snapshot.context?.messages ? transcriptMessages(snapshot.context.messages) : [];
     const compaction = snapshot.context?.limits?.compaction;
     // The log keeps every message (a compaction's replaced ones stay, for audit); only what it lacks is appended.
-    const added = this.logMap.unlogged(transcript, compaction, this.logged);
+    // Every message the captures collected up to this snapshot (the newest captured) is written with it.
+    const added = this.unsaved;
+    this.unsaved = [];
     const point = this.logMap.point(transcript, compaction);
-    if ((compaction?.count ?? 0) > this.compactedThisRun && point && compaction?.last) {
-      this.compactedThisRun = compaction.count ?? 0;
-      const summary = transcript[0] ? summaryOf(transcript[0]) : "";
-      this.compactions = [...this.compactions, { run: this.options.run, at: new Date().toISOString(), ...compaction.last, keptFrom: point.keptFrom, summary }];
-    }
     const state = sessionStateOf(snapshot);
     const exitReason = snapshot.status === "done" ? (snapshot.output?.exitReason ?? snapshot.context?.exitReason) : undefined;
     const errorMessage = snapshot.status === "done" ? (snapshot.output?.errorMessage ?? snapshot.context?.errorMessage) : undefined;
@@ -309,6 +343,7 @@ export class SessionRecorder {
       await store.save(sessionId, { record, firstIndex: this.logged, messages: added, ...(checkpoints.length > 0 ? { checkpoints } : {}) });
     } catch (error) {
       this.checkpoints = taken.concat(this.checkpoints);
+      this.unsaved = added.concat(this.unsaved);
       throw error;
     }
     this.logged += added.length;
