@@ -7,6 +7,7 @@
 import { compactTranscript, transcriptTokens, type CompactionResult } from "../compaction/compact-transcript.js";
 import { assertCompactionConfig, compactionSettings, maxSummaryTokens, type CompactionConfig } from "../compaction/compaction-settings.js";
 import { modelSummarizer } from "../compaction/model-summarizer.js";
+import { compactionEndEvent } from "../../machines/compaction-policy.js";
 import type { AgentEvent, AgentLoopConfig, AgentMessage, Model, StreamFn } from "../types.js";
 
 /** What a manual compaction reads of the agent. */
@@ -30,7 +31,8 @@ export interface ManualCompaction {
 }
 
 /**
- * Compacts the agent's transcript. The `compaction_end` event carries the result;
+ * Compacts the agent's transcript (unless the summary would not make it smaller:
+ * then `compacted` is false and nothing changes). The `compaction_end` event carries the result;
  * the agent's state applies it. Rejects (after `compaction_start`, with no
  * `compaction_end`) when the summary cannot be written or `record` fails; the transcript is then unchanged.
  */
@@ -40,7 +42,7 @@ export async function compactManually(options: ManualCompaction): Promise<Compac
   const settings = compactionSettings(config, options.model);
   const instructions = [config.instructions, options.instructions].filter((text): text is string => typeof text === "string" && text.trim() !== "").join("\n");
   await options.emit({ type: "compaction_start", reason: "manual", tokensBefore: transcriptTokens(options.messages, options.systemPrompt) });
-  const result = await compactTranscript({
+  const written = await compactTranscript({
     messages: options.messages,
     systemPrompt: options.systemPrompt,
     keepRecentTokens: settings.keepRecentTokens,
@@ -50,16 +52,17 @@ export async function compactManually(options: ManualCompaction): Promise<Compac
     summarize: config.summarize ?? modelSummarizer(options.streamFn, options.model, { model: options.model, convertToLlm: options.convertToLlm, getApiKey: options.getApiKey }),
     ...(options.signal ? { signal: options.signal } : {}),
   });
+  const result = written.compacted && written.tokensAfter >= written.tokensBefore ? unchanged(written) : written;
   if (result.compacted && options.record) await options.record(result);
-  await options.emit({
-    type: "compaction_end",
-    reason: "manual",
-    compacted: result.compacted,
-    tokensBefore: result.tokensBefore,
-    tokensAfter: result.tokensAfter,
-    summary: result.summary,
-    replaced: result.replaced,
-    ...(result.summaryMessage ? { summaryMessage: result.summaryMessage } : {}),
-  });
+  await options.emit(compactionEndEvent("manual", result));
   return result;
+}
+
+/**
+ * `result` as no compaction: by hand, a summary that would not make the transcript
+ * smaller (a short transcript, a long summary) is not applied.
+ */
+function unchanged(result: CompactionResult): CompactionResult {
+  const { summaryMessage: _dropped, ...rest } = result;
+  return { ...rest, compacted: false, replaced: 0, tokensAfter: result.tokensBefore };
 }

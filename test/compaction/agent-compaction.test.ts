@@ -46,6 +46,28 @@ describe("Agent and compaction", () => {
     expect(JSON.stringify(stream.summaryRequests[0]!.context.messages)).toContain("keep the file names");
   });
 
+  it("agent.compact() applies no summary that would make the transcript larger: a short transcript stays as it was", async () => {
+    const messages: AgentMessage[] = [
+      { role: "user", content: "hi", timestamp: 1 },
+      { role: "assistant", content: [{ type: "text", text: "hello" }], api: "x", provider: "x", model: "x", usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: 2 },
+      { role: "user", content: "and now?", timestamp: 3 },
+      { role: "assistant", content: [{ type: "text", text: "now this" }], api: "x", provider: "x", model: "x", usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: 4 },
+    ];
+    const agent = new Agent({
+      initialState: { model: sizedModel(20_000), messages },
+      streamFn: sizedStream(20_000, []),
+      compaction: { keepRecentTokens: 1, summarize: async () => "a summary far longer than the two short exchanges it would replace ".repeat(20) },
+    });
+    const events: AgentEvent[] = [];
+    agent.subscribe((event) => void events.push(event));
+    const result = await agent.compact();
+    expect(result).toMatchObject({ compacted: false, replaced: 0 });
+    expect(result.tokensAfter).toBe(result.tokensBefore);
+    expect(agent.state.messages).toEqual(messages);
+    expect(events.at(-1)).toMatchObject({ type: "compaction_end", compacted: false });
+    expect(events.at(-1)).not.toHaveProperty("summaryMessage");
+  });
+
   it("agent.compact() is refused while a run is active, and a failing summarizer leaves the transcript as it was", async () => {
     const agent = new Agent({
       initialState: { model: sizedModel(20_000), messages: codingHistory(10, 400) },
