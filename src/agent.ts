@@ -5,13 +5,8 @@
  * `runAgentLoopContinue`, queues steering and follow-up messages for the loop's
  * polls, and hands every event to its listeners in order.
  */
-import { uniqueCallIds } from "../machines/tool-batch.machine.js";
-import { toolCallsOf } from "../machines/loop-context.js";
-import type { AnyActorRef } from "xstate";
 import { runIntoSink, type AgentLoopActor } from "./agent-loop-actor.js";
-import { callSystemId } from "../machines/events.js";
-import { awaitsApproval, type ToolCallContext } from "../machines/tool-call.machine.js";
-import { ApprovalError } from "./errors/approval-error.js";
+import { awaitingCall, callsAwaitingApproval } from "./agent/run-approval.js";
 import { assertContinuable } from "./loop-input.js";
 import { streamByModelApi } from "./providers/stream-by-api.js";
 import { AgentBusyError } from "./errors/agent-busy-error.js";
@@ -379,7 +374,7 @@ export class Agent {
    *   current tool batch, the call was already decided, or it is not waiting.
    */
   approve(toolCallId: string, options: ApproveOptions = {}): void {
-    const { actor, toolName } = this.awaitingCall(toolCallId);
+    const { actor, toolName } = awaitingCall(this.activeRun?.actor, toolCallId);
     if (options.always === true) this.approvedTools.add(toolName);
     actor.send({ type: "tool.approve", toolCallId, ...(options.always === true ? { always: true } : {}) });
   }
@@ -391,39 +386,13 @@ export class Agent {
    * @throws ApprovalError as {@link approve} does.
    */
   reject(toolCallId: string, reason?: string): void {
-    const { actor } = this.awaitingCall(toolCallId);
+    const { actor } = awaitingCall(this.activeRun?.actor, toolCallId);
     actor.send({ type: "tool.reject", toolCallId, ...(reason !== undefined ? { reason } : {}) });
   }
 
   /** loopchart: ids of the active run's tool calls waiting for approval, in source order. */
   awaitingApproval(): string[] {
-    const actor = this.activeRun?.actor;
-    const snapshot = actor?.getSnapshot();
-    if (!actor || !snapshot?.matches("dispatching")) return [];
-    // The batch's calls by id (as the batch makes them), wherever in the batch they live.
-    return uniqueCallIds(toolCallsOf(snapshot.context.assistant)).filter((id) => awaitsApproval(this.callOf(actor, id)?.value));
-  }
-
-  private callOf(actor: AgentLoopActor, toolCallId: string): { value: unknown; context: ToolCallContext } | undefined {
-    const snapshot = (actor.system.get(callSystemId(toolCallId)) as AnyActorRef | undefined)?.getSnapshot() as
-      | { value: unknown; context?: ToolCallContext }
-      | undefined;
-    return snapshot?.context ? { value: snapshot.value, context: snapshot.context } : undefined;
-  }
-
-  /** The active run's actor and the call's tool, when the call waits for approval; else the reason, thrown. */
-  private awaitingCall(toolCallId: string): { actor: AgentLoopActor; toolName: string } {
-    const actor = this.activeRun?.actor;
-    const id = JSON.stringify(toolCallId);
-    if (!actor || actor.getSnapshot().status !== "active") {
-      throw new ApprovalError(toolCallId, `No run is active, so tool call ${id} is not awaiting approval`);
-    }
-    const call = this.callOf(actor, toolCallId);
-    if (!call) throw new ApprovalError(toolCallId, `Tool call ${id} is not a call of the current tool batch`);
-    if (awaitsApproval(call.value)) return { actor, toolName: call.context.toolCall.name };
-    if (call.context.approval === "approved") throw new ApprovalError(toolCallId, `Tool call ${id} was already approved`);
-    if (call.context.approval === "asked") throw new ApprovalError(toolCallId, `Tool call ${id} was already rejected or aborted`);
-    throw new ApprovalError(toolCallId, `Tool call ${id} is not awaiting approval`);
+    return callsAwaitingApproval(this.activeRun?.actor);
   }
 
   /** Resolves when the active run and its `agent_end` listeners have finished; at once when idle. Never rejects. */
