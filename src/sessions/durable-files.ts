@@ -7,7 +7,7 @@
  * The file system is a parameter, so tests can inject one that writes short.
  */
 import { constants } from "node:fs";
-import { mkdir, open, readFile, rename, stat, truncate, unlink } from "node:fs/promises";
+import { link, mkdir, open, readFile, rename, stat, truncate, unlink } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { dirname } from "node:path";
 
@@ -34,10 +34,15 @@ export interface SessionFileSystem {
   stat(path: string): Promise<{ size: number; mtimeMs: number }>;
   readFile(path: string): Promise<Buffer>;
   mkdir(path: string, options: { recursive: true; mode: number }): Promise<unknown>;
+  /**
+   * Makes `newPath` a hard link to `existing`, failing with `EEXIST` when `newPath`
+   * exists. Optional: with it, a lock file appears only with its whole content.
+   */
+  link?(existing: string, newPath: string): Promise<void>;
 }
 
 /** Node's file system. */
-export const nodeSessionFileSystem: SessionFileSystem = { open, rename, unlink, truncate, stat, readFile, mkdir };
+export const nodeSessionFileSystem: SessionFileSystem = { open, rename, unlink, truncate, stat, readFile, mkdir, link };
 
 /** Thrown when a write makes no progress (a file system that accepts 0 bytes and reports no error). */
 function noProgress(path: string, written: number, total: number): Error {

@@ -20,6 +20,8 @@ import { asHolder, forgetHolder, newHolder, staleReason, type LeaseHolder, type 
 /** The lock file's name in a session's directory. */
 export const LOCK_FILE = "owner.lock";
 const TAKEOVER_SUFFIX = ".takeover";
+/** A lock being written, before it is linked in as the lock: `owner.lock.<token>.new`. */
+const DRAFT_SUFFIX = ".new";
 /** A lock file read while its creator is still writing it is read again this often… */
 const UNREADABLE_RETRIES = 5;
 /** …this many milliseconds apart. */
@@ -153,8 +155,41 @@ export class SessionLockFile implements SessionLease {
   }
 }
 
-/** Creates the lock file with O_EXCL and writes `holder` into it; undefined when it exists. */
+/**
+ * Creates the lock file holding `holder`; undefined when it exists. Where the file
+ * system can hard-link, the holder is written and synced to a file of its own first
+ * and then linked in as the lock (which fails if the lock exists), so a process
+ * killed while creating it leaves either no lock or a whole one naming its pid —
+ * never an unreadable lock that looks busy until the lease times out.
+ */
 async function createLock(fs: SessionFileSystem, path: string, holder: LeaseHolder): Promise<SessionFileHandle | undefined> {
+  if (!fs.link) return createLockInPlace(fs, path, holder);
+  const draft = `${path}.${holder.token}${DRAFT_SUFFIX}`;
+  const handle = await fs.open(draft, "wx", SESSION_FILE_MODE);
+  try {
+    await writeAll(handle, Buffer.from(JSON.stringify(holder), "utf8"), 0, draft);
+    await handle.sync();
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+  try {
+    await fs.link(draft, path);
+  } catch (error) {
+    if (isCode(error, "EEXIST")) return undefined;
+    throw error;
+  } finally {
+    await fs.unlink(draft).catch(() => undefined);
+  }
+  try {
+    return await fs.open(path, "r+");
+  } catch (error) {
+    await fs.unlink(path).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** {@link createLock} without hard links: the lock is created with O_EXCL, then written. */
+async function createLockInPlace(fs: SessionFileSystem, path: string, holder: LeaseHolder): Promise<SessionFileHandle | undefined> {
   let handle: SessionFileHandle;
   try {
     handle = await fs.open(path, "wx", SESSION_FILE_MODE);
