@@ -1,7 +1,8 @@
 /**
  * The JSONL store's lease: a lock file `owner.lock` in the session's directory,
- * created with O_EXCL (`wx`) and holding the holder's pid, host, start time,
- * heartbeat and fencing token as JSON. The holder keeps the file open and rewrites
+ * holding the holder's pid, host, start time, heartbeat and fencing token as JSON,
+ * and created whole: written to a draft, then hard-linked in (which, as O_EXCL
+ * would, fails when the lock exists). The holder keeps the file open and rewrites
  * the heartbeat through that handle, so a holder that was taken over writes only
  * into its own unlinked file. Written here rather than taken from a library:
  * `proper-lockfile` locks with a directory and an mtime, so it records neither the
