@@ -9,8 +9,10 @@
  * holder (for the "in use by pid … since …" message) nor a fencing token.
  *
  * A dead holder's lock is taken over under a second O_EXCL file
- * (`owner.lock.takeover`), so two processes that both find the lock dead cannot
- * both take it: one replaces it, the other then finds a live holder.
+ * (`owner.lock.takeover`) and replaced in one step (the new lock is written to a
+ * draft and renamed over the dead one), so two processes that both find the lock
+ * dead cannot both take it, and the one that takes it is the one that says so: there
+ * is no moment without a lock in which a third process could create one unaware.
  */
 import { join } from "node:path";
 import { SessionBusyError } from "../errors/session-busy-error.js";
@@ -27,8 +29,10 @@ const DRAFT_SUFFIX = ".new";
 const UNREADABLE_RETRIES = 5;
 /** …this many milliseconds apart. */
 const UNREADABLE_RETRY_MS = 20;
-/** Tries to create the lock: a dead holder's lock removed in between may be taken by another process first. */
-const ACQUIRE_ATTEMPTS = 3;
+/** Tries to take the lock: another process may be taking a dead holder's lock over at the same time… */
+const ACQUIRE_ATTEMPTS = 50;
+/** …in which case this one waits this many milliseconds and looks again. */
+const TAKEOVER_WAIT_MS = 40;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const isCode = (error: unknown, code: string) => (error as NodeJS.ErrnoException | null)?.code === code;
@@ -94,7 +98,6 @@ export class SessionLockFile implements SessionLease {
   static async acquire(options: { fs: SessionFileSystem; dir: string; sessionId: string; timing: LeaseTiming }): Promise<SessionLockFile> {
     const { fs, dir, sessionId, timing } = options;
     const path = join(dir, LOCK_FILE);
-    let tookOver: { holder: LeaseHolder; reason: string } | undefined;
     let lastHolder: LeaseHolder | undefined;
     for (let attempt = 0; attempt < ACQUIRE_ATTEMPTS; attempt++) {
       const holder = newHolder();
@@ -105,16 +108,25 @@ export class SessionLockFile implements SessionLease {
       if (!created) forgetHolder(holder);
       if (created) {
         await syncDirectory(fs, dir);
-        return new SessionLockFile({ fs, path, sessionId, holder, handle: created, heartbeatMs: timing.heartbeatMs, ...(tookOver ? { tookOver } : {}) });
+        return new SessionLockFile({ fs, path, sessionId, holder, handle: created, heartbeatMs: timing.heartbeatMs });
       }
       const state = await readLock(fs, path);
       if (!state.present) continue;
       lastHolder = state.holder;
       const reason = lockStaleReason(state, timing);
       if (reason === undefined) throw new SessionBusyError(sessionId, state.holder);
-      if (await removeDeadLock(fs, path, state, timing)) {
-        tookOver = { holder: state.holder ?? { pid: 0, host: "unknown", startedAt: new Date(state.mtimeMs).toISOString(), heartbeatAt: new Date(state.mtimeMs).toISOString(), token: "" }, reason };
+      const replacement = newHolder();
+      const taken = await takeOverDeadLock(fs, path, state, timing, replacement).catch((error: unknown) => {
+        forgetHolder(replacement);
+        throw error;
+      });
+      if (taken === undefined) {
+        forgetHolder(replacement);
+        continue;
       }
+      await syncDirectory(fs, dir);
+      const tookOver = { holder: state.holder ?? unknownHolder(state.mtimeMs), reason };
+      return new SessionLockFile({ fs, path, sessionId, holder: replacement, handle: taken, heartbeatMs: timing.heartbeatMs, tookOver });
     }
     throw new SessionBusyError(sessionId, lastHolder);
   }
@@ -165,14 +177,7 @@ export class SessionLockFile implements SessionLease {
  */
 async function createLock(fs: SessionFileSystem, path: string, holder: LeaseHolder): Promise<SessionFileHandle | undefined> {
   if (!fs.link) return createLockInPlace(fs, path, holder);
-  const draft = `${path}.${holder.token}${DRAFT_SUFFIX}`;
-  const handle = await fs.open(draft, "wx", SESSION_FILE_MODE);
-  try {
-    await writeAll(handle, Buffer.from(JSON.stringify(holder), "utf8"), 0, draft);
-    await handle.sync();
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
+  const draft = await writeDraft(fs, path, holder);
   try {
     await fs.link(draft, path);
   } catch (error) {
@@ -209,30 +214,57 @@ async function createLockInPlace(fs: SessionFileSystem, path: string, holder: Le
   }
 }
 
+/** The holder named for an unreadable lock: only its file's time is known. */
+function unknownHolder(mtimeMs: number): LeaseHolder {
+  const at = new Date(mtimeMs).toISOString();
+  return { pid: 0, host: "unknown", startedAt: at, heartbeatAt: at, token: "" };
+}
+
+/** Writes `holder` whole to a draft file beside `path` and returns the draft's path. */
+async function writeDraft(fs: SessionFileSystem, path: string, holder: LeaseHolder): Promise<string> {
+  const draft = `${path}.${holder.token}${DRAFT_SUFFIX}`;
+  const handle = await fs.open(draft, "wx", SESSION_FILE_MODE);
+  try {
+    await writeAll(handle, Buffer.from(JSON.stringify(holder), "utf8"), 0, draft);
+    await handle.sync();
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+  return draft;
+}
+
 /**
- * Removes a dead holder's lock under the takeover guard file, only if it is still the
- * lock that was found dead. True when it was removed; false when another process is
- * taking it over or already replaced it.
+ * Replaces a dead holder's lock with one holding `holder`, under the takeover guard
+ * file, only if it is still the lock that was found dead; returns the new lock's
+ * handle. Undefined when another process is taking it over (after a short wait),
+ * already replaced it, or it is gone (the caller then looks again).
  */
-async function removeDeadLock(fs: SessionFileSystem, path: string, dead: LockState & { present: true }, timing: LeaseTiming): Promise<boolean> {
+async function takeOverDeadLock(fs: SessionFileSystem, path: string, dead: LockState & { present: true }, timing: LeaseTiming, holder: LeaseHolder): Promise<SessionFileHandle | undefined> {
   const guardPath = `${path}${TAKEOVER_SUFFIX}`;
   let guard: SessionFileHandle;
   try {
     guard = await fs.open(guardPath, "wx", SESSION_FILE_MODE);
   } catch (error) {
     if (!isCode(error, "EEXIST")) throw error;
-    // A takeover under way, or one whose process died mid-way (its guard is old): clear that and try again.
+    // A takeover under way, or one whose process died mid-way (its guard is old): clear that, wait, look again.
     const age = await fs.stat(guardPath).then((s) => Date.now() - s.mtimeMs, () => 0);
     if (age > timing.staleMs) await fs.unlink(guardPath).catch(() => undefined);
-    return false;
+    else await sleep(TAKEOVER_WAIT_MS);
+    return undefined;
   }
   try {
     const now = await readLock(fs, path);
-    if (!now.present) return true;
+    if (!now.present) return undefined;
     const same = now.holder && dead.holder ? now.holder.token === dead.holder.token : now.holder === undefined && dead.holder === undefined;
-    if (!same) return false;
-    await fs.unlink(path);
-    return true;
+    if (!same) return undefined;
+    const draft = await writeDraft(fs, path, holder);
+    try {
+      await fs.rename(draft, path);
+    } catch (error) {
+      await fs.unlink(draft).catch(() => undefined);
+      throw error;
+    }
+    return await fs.open(path, "r+");
   } finally {
     await guard.close().catch(() => undefined);
     await fs.unlink(guardPath).catch(() => undefined);
