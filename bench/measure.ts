@@ -55,7 +55,15 @@ export interface MeasureOptions {
   fingerprint?: boolean;
   /** Give the run an abort signal (that never fires), as `Agent` always does (default false). */
   signal?: boolean;
+  /**
+   * Turn compaction on (as the CLI does by default) with a window so large it never
+   * compacts: the run pays only for deciding, before each request, that it need not.
+   */
+  compaction?: boolean;
 }
+
+/** A window no scripted run fills, so compaction is checked every turn and never runs. */
+const UNFILLED_WINDOW = 1_000_000_000;
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -82,11 +90,13 @@ function eventKey(event: AgentEvent): string {
 export async function measureRun(
   engine: Engine,
   workload: Workload,
-  { sampleHeap = false, collectFirst = true, fingerprint = false, signal = false }: MeasureOptions = {},
+  { sampleHeap = false, collectFirst = true, fingerprint = false, signal = false, compaction = false }: MeasureOptions = {},
 ): Promise<RunMeasurement> {
   const prompt: UserMessage = { role: "user", content: "Run the benchmark.", timestamp: Date.now() };
   const context = { systemPrompt: "You are a benchmark.", messages: [], tools: [echoTool] };
-  const config: AgentLoopConfig = { model: SCRIPTED_MODEL, convertToLlm };
+  const config: AgentLoopConfig = compaction
+    ? { model: { ...SCRIPTED_MODEL, contextWindow: UNFILLED_WINDOW }, convertToLlm, compaction: {} }
+    : { model: SCRIPTED_MODEL, convertToLlm };
   const streamFn = createScriptedStreamFn(workload);
 
   if (collectFirst) collectGarbage();

@@ -11,8 +11,8 @@ import type { AgentEvent, AssistantMessage, Model } from "../src/types.js";
 import type { CompactionSettings } from "../src/compaction/compaction-settings.js";
 import type { CompactionReason, CompactionResult } from "../src/compaction/compact-transcript.js";
 import { isContextOverflow, isShortLengthStop } from "../src/compaction/overflow.js";
-import { estimateContextTokens } from "../src/compaction/estimate-tokens.js";
-import { transcriptMessages, type Transcript } from "./transcript.js";
+import { type Transcript } from "./transcript.js";
+import { estimateTranscriptTokens } from "./transcript-tokens.js";
 
 export type { CompactionReason, CompactionResult };
 
@@ -71,9 +71,9 @@ interface CompactionScope {
   limits: { compaction?: CompactionState };
 }
 
-/** The estimated size of the next request (see `estimateContextTokens`). */
+/** The estimated size of the next request (see `estimateContextTokens`; `transcript-tokens.ts` keeps it from growing with the run). */
 export function contextTokens(context: CompactionScope): number {
-  return estimateContextTokens(transcriptMessages(context.messages), context.systemPrompt, context.limits.compaction?.usageFrom ?? 0);
+  return estimateTranscriptTokens(context.messages, context.systemPrompt, context.limits.compaction?.usageFrom ?? 0);
 }
 
 /** (a) Compaction is on and the next request's estimated context passes `contextWindow − reserveTokens`. */

@@ -61,7 +61,7 @@ export function estimateMessagesTokens(messages: readonly AgentMessage[], from =
 }
 
 /** What the provider reported a response's request and answer took, when it reported anything and the response is usable. */
-function reportedTokens(message: AgentMessage): number | undefined {
+export function reportedTokens(message: AgentMessage): number | undefined {
   if ((message as { role?: unknown }).role !== "assistant") return undefined;
   const { usage, stopReason } = message as AssistantMessage;
   if (stopReason === "error" || stopReason === "aborted" || !usage) return undefined;
