@@ -5,55 +5,25 @@
  * `runAgentLoopContinue`, queues steering and follow-up messages for the loop's
  * polls, and hands every event to its listeners in order.
  */
-import { runIntoSink, type AgentLoopActor } from "./agent-loop-actor.js";
+import { startAgentLoop } from "./agent/start-agent-loop.js";
+import type { AgentRunRequest } from "./agent/agent-run-request.js";
+import { AgentQueues } from "./agent/agent-queues.js";
 import { awaitingCall, callsAwaitingApproval } from "./agent/run-approval.js";
-import { assertContinuable } from "./loop-input.js";
-import { streamByModelApi } from "./providers/stream-by-api.js";
 import { AgentBusyError } from "./errors/agent-busy-error.js";
 import { LoopInputError } from "./errors/loop-input-error.js";
-import { checkQueueMode, defaultConvertToLlm, isPreconditionError, toPromptMessages } from "./agent/agent-input.js";
+import { toPromptMessages } from "./agent/agent-input.js";
 import { createAgentLoopConfig } from "./agent/agent-loop-config.js";
-import type { AgentListener, AgentOptions, AgentThinkingBudgets, AgentTransport } from "./agent/agent-options.js";
-import {
-  createAgentState,
-  reduceAgentState,
-  runFailureMessage,
-  type AgentState,
-  type MutableAgentState,
-} from "./agent/agent-state.js";
-import { callInOrder, EventDelivery, type MaybePromise } from "./agent/event-delivery.js";
-import { DEFAULT_QUEUE_MODE, MessageQueue, type QueueMode } from "./agent/message-queue.js";
-import { runDurably } from "./sessions/durable-run.js";
+import type { AgentListener, AgentOptions } from "./agent/agent-options.js";
+import { createAgentState, reduceAgentState, type AgentState, type MutableAgentState } from "./agent/agent-state.js";
+import { callInOrder, type MaybePromise } from "./agent/event-delivery.js";
+import { runAgentLifecycle, type ActiveRun } from "./agent/agent-run-lifecycle.js";
 import { forkSession, type ForkOptions } from "./agent/fork-session.js";
+import { approvedToolsIn, planResume } from "./agent/agent-resume.js";
 import { assertSessionId, type SessionStore } from "./sessions/session-store.js";
-import { SessionNotFoundError } from "./errors/session-not-found-error.js";
-import { hasUnfinishedRun, sessionTranscript } from "./sessions/session-transcript.js";
 import { compactManually } from "./agent/agent-compact.js";
 import { compactSession } from "./agent/agent-compact-session.js";
 import type { CompactionResult } from "./compaction/compact-transcript.js";
-import type {
-  AgentContext,
-  AgentEvent,
-  AgentEventSink,
-  AgentLoopConfig,
-  AgentMessage,
-  ImageContent,
-  StreamFn,
-  ToolExecutionMode,
-} from "./types.js";
-
-/** A run to start: new prompt messages, a continuation of the transcript as it is, or a durable session's unfinished run. */
-export type AgentRunRequest =
-  | { kind: "prompt"; messages: AgentMessage[]; skipInitialSteeringPoll?: boolean; onStarted?: () => void }
-  | { kind: "continue" }
-  | { kind: "restore"; onStarted?: () => void };
-
-interface ActiveRun {
-  controller: AbortController;
-  idle: Promise<void>;
-  /** The run's loop actor, once created: approval decisions are sent to it. */
-  actor?: AgentLoopActor;
-}
+import type { AgentContext, AgentEvent, AgentEventSink, AgentLoopConfig, AgentMessage, ImageContent, StreamFn } from "./types.js";
 
 /** Options of {@link Agent.approve}. */
 export interface ApproveOptions {
@@ -84,48 +54,13 @@ const BUSY_COMPACT = "Agent is already processing. Wait for completion before co
  * await agent.prompt("Weather in Oslo?");
  * agent.followUp({ role: "user", content: "And Bergen?", timestamp: Date.now() });
  */
-export class Agent {
+export class Agent extends AgentQueues {
   private readonly mutableState: MutableAgentState;
   private readonly listeners = new Set<AgentListener>();
-  private readonly steeringQueue: MessageQueue;
-  private readonly followUpQueue: MessageQueue;
   private activeRun: ActiveRun | undefined;
   /** Tools approved with `always`: no call of theirs waits for approval again in this session. */
   private readonly approvedTools = new Set<string>();
 
-  /** Maps the transcript to LLM messages before each request. */
-  convertToLlm: AgentLoopConfig["convertToLlm"];
-  transformContext?: AgentLoopConfig["transformContext"];
-  /** The stream function of the next run. */
-  streamFn: StreamFn;
-  getApiKey?: AgentLoopConfig["getApiKey"];
-  onPayload?: AgentOptions["onPayload"];
-  onResponse?: AgentOptions["onResponse"];
-  beforeToolCall?: AgentLoopConfig["beforeToolCall"];
-  afterToolCall?: AgentLoopConfig["afterToolCall"];
-  shouldStopAfterTurn?: AgentOptions["shouldStopAfterTurn"];
-  prepareNextTurn?: AgentOptions["prepareNextTurn"];
-  prepareNextTurnWithContext?: AgentOptions["prepareNextTurnWithContext"];
-  /** pi 1.x: see `AgentOptions.finishTurn`. */
-  finishTurn?: AgentOptions["finishTurn"];
-  /** pi 1.x: see `AgentOptions.prepareRequest`. */
-  prepareRequest?: AgentOptions["prepareRequest"];
-  /** Session identifier forwarded to providers for cache-aware backends. */
-  sessionId?: string;
-  /** Per-level thinking token budgets forwarded to the stream function. */
-  thinkingBudgets?: AgentThinkingBudgets;
-  /** Preferred transport forwarded to the stream function. */
-  transport: AgentTransport;
-  /** Cap for provider-requested retry delays. */
-  maxRetryDelayMs?: number;
-  /** How the calls of one assistant message run. */
-  toolExecution: ToolExecutionMode;
-  /** loopchart: ends a run instead of starting turn `maxTurns + 1`. */
-  maxTurns?: number;
-  /** loopchart: the XState inspector of the next run (readable snapshots; see `AgentOptions.inspect`). */
-  inspect?: AgentOptions["inspect"];
-  /** loopchart: context compaction of the next runs and of {@link compact} (see `AgentOptions.compaction`). */
-  compaction?: AgentOptions["compaction"];
   /** loopchart: where the session is saved as it runs; undefined for an in-memory agent. */
   readonly sessionStore?: SessionStore;
   /** loopchart: the caller's data kept on the session record. */
@@ -138,6 +73,7 @@ export class Agent {
    * `"one-at-a-time"`, and when `sessionStore` is given without a usable `sessionId`.
    */
   constructor(options: AgentOptions = {}) {
+    super(options);
     if (options.sessionStore !== undefined) {
       try {
         assertSessionId(options.sessionId);
@@ -149,29 +85,6 @@ export class Agent {
       this.checkpoints = options.checkpoints;
     }
     this.mutableState = createAgentState(options.initialState);
-    this.convertToLlm = options.convertToLlm ?? defaultConvertToLlm;
-    this.transformContext = options.transformContext;
-    this.streamFn = options.streamFn ?? streamByModelApi;
-    this.getApiKey = options.getApiKey;
-    this.onPayload = options.onPayload;
-    this.onResponse = options.onResponse;
-    this.beforeToolCall = options.beforeToolCall;
-    this.afterToolCall = options.afterToolCall;
-    this.shouldStopAfterTurn = options.shouldStopAfterTurn;
-    this.prepareNextTurn = options.prepareNextTurn;
-    this.prepareNextTurnWithContext = options.prepareNextTurnWithContext;
-    this.finishTurn = options.finishTurn;
-    this.prepareRequest = options.prepareRequest;
-    this.steeringQueue = new MessageQueue(checkQueueMode(options.steeringMode ?? DEFAULT_QUEUE_MODE, "steeringMode"));
-    this.followUpQueue = new MessageQueue(checkQueueMode(options.followUpMode ?? DEFAULT_QUEUE_MODE, "followUpMode"));
-    this.sessionId = options.sessionId;
-    this.thinkingBudgets = options.thinkingBudgets;
-    this.transport = options.transport ?? "auto";
-    this.maxRetryDelayMs = options.maxRetryDelayMs;
-    this.toolExecution = options.toolExecution ?? "parallel";
-    this.maxTurns = options.maxTurns;
-    this.inspect = options.inspect;
-    this.compaction = options.compaction;
   }
 
   /**
@@ -193,31 +106,10 @@ export class Agent {
    * await agent.waitForIdle();
    */
   static async resume(store: SessionStore, sessionId: string, options: AgentOptions = {}): Promise<Agent> {
-    assertSessionId(sessionId);
-    const stored = await store.load(sessionId);
-    if (!stored) throw new SessionNotFoundError(sessionId, store.location);
-    const { record } = stored;
-    const messages = sessionTranscript(stored);
-    const agent = new Agent({
-      ...options,
-      sessionId,
-      sessionStore: store,
-      ...(options.sessionMeta ?? record.meta ? { sessionMeta: options.sessionMeta ?? record.meta } : {}),
-      initialState: {
-        systemPrompt: record.agent.systemPrompt,
-        model: record.agent.model,
-        thinkingLevel: record.agent.thinkingLevel,
-        ...options.initialState,
-        messages: options.initialState?.messages ?? messages,
-      },
-    });
-    // Tools approved with `always` stay approved for the session (the loop keeps them in its context).
-    const approved = (record.snapshot as { context?: { approvedTools?: unknown } } | undefined)?.context?.approvedTools;
-    if (Array.isArray(approved)) for (const name of approved) if (typeof name === "string") agent.approvedTools.add(name);
-    if (!hasUnfinishedRun(record)) return agent;
-    await new Promise<void>((resolve, reject) => {
-      agent.run({ kind: "restore", onStarted: resolve }).then(resolve, reject);
-    });
+    const plan = await planResume(store, sessionId, options);
+    const agent = new Agent(plan.options);
+    agent.approveForGood(plan.approvedTools);
+    if (plan.unfinished) await agent.startRun({ kind: "restore" });
     return agent;
   }
 
@@ -243,13 +135,21 @@ export class Agent {
     const agent = await Agent.resume(store, made.sessionId, options);
     if (fork.prompt === undefined) return agent;
     // Tools approved with `always` before the checkpoint stay approved (a restored snapshot keeps them itself).
-    const approved = (made.checkpoint.snapshot as { context?: { approvedTools?: unknown } }).context?.approvedTools;
-    if (Array.isArray(approved)) for (const name of approved) if (typeof name === "string") agent.approvedTools.add(name);
-    const messages = toPromptMessages(fork.prompt);
-    await new Promise<void>((resolve, reject) => {
-      agent.run({ kind: "prompt", messages, onStarted: resolve }).then(resolve, reject);
-    });
+    agent.approveForGood(approvedToolsIn(made.checkpoint.snapshot));
+    await agent.startRun({ kind: "prompt", messages: toPromptMessages(fork.prompt) });
     return agent;
+  }
+
+  /** Tools approved with `always` in an earlier run of the session: none of their calls waits again. */
+  private approveForGood(tools: readonly string[]): void {
+    for (const name of tools) this.approvedTools.add(name);
+  }
+
+  /** Starts a run and resolves once it has started (or ended, if it never starts); its end is `waitForIdle()`. */
+  private startRun(request: Extract<AgentRunRequest, { kind: "prompt" | "restore" }>): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.run({ ...request, onStarted: resolve }).then(resolve, reject);
+    });
   }
 
   /** pi 1.x's name for {@link streamFn}. */
@@ -286,67 +186,6 @@ export class Agent {
     return () => {
       this.listeners.delete(listener);
     };
-  }
-
-  /** How queued steering messages are drained (applies from the next poll). */
-  get steeringMode(): QueueMode {
-    return this.steeringQueue.mode;
-  }
-  set steeringMode(mode: QueueMode) {
-    this.steeringQueue.mode = checkQueueMode(mode, "steeringMode");
-  }
-
-  /** How queued follow-up messages are drained (applies from the next poll). */
-  get followUpMode(): QueueMode {
-    return this.followUpQueue.mode;
-  }
-  set followUpMode(mode: QueueMode) {
-    this.followUpQueue.mode = checkQueueMode(mode, "followUpMode");
-  }
-
-  /**
-   * Queues a message to inject into the active run after the current turn's
-   * tool calls (or before its first request); it starts another turn. With no
-   * run active it waits for the next one (or for `continue()`).
-   */
-  steer(message: AgentMessage): void {
-    this.steeringQueue.enqueue(message);
-  }
-
-  /** Queues a message for when the run would otherwise end; it starts another turn. */
-  followUp(message: AgentMessage): void {
-    this.followUpQueue.enqueue(message);
-  }
-
-  /** Removes every queued steering message. */
-  clearSteeringQueue(): void {
-    this.steeringQueue.clear();
-  }
-
-  /** Removes every queued follow-up message. */
-  clearFollowUpQueue(): void {
-    this.followUpQueue.clear();
-  }
-
-  /** Removes every queued steering and follow-up message. */
-  clearAllQueues(): void {
-    this.clearSteeringQueue();
-    this.clearFollowUpQueue();
-  }
-
-  /** True when either queue holds a message. */
-  hasQueuedMessages(): boolean {
-    return this.steeringQueue.size > 0 || this.followUpQueue.size > 0;
-  }
-
-  /**
-   * pi 1.x: what the next poll would inject, without consuming it — the
-   * steering queue's next batch if it has one, else the follow-up queue's (one
-   * message in `"one-at-a-time"` mode, all in `"all"`). A new array each call.
-   */
-  peekQueuedMessages(): AgentMessage[] {
-    const steering = this.steeringQueue.peek();
-    return steering.length > 0 ? steering : this.followUpQueue.peek();
   }
 
   /** The active run's abort signal; undefined when idle. */
@@ -491,99 +330,52 @@ export class Agent {
     }
   }
 
-  /**
-   * Owns one run's lifecycle: marks the agent busy, delivers events, records a
-   * failure outside the loop as an assistant message, and always ends idle.
-   */
+  /** Owns one run's lifecycle (`runAgentLifecycle`): busy while it runs, idle after, whatever happens. */
   private async run(request: AgentRunRequest): Promise<void> {
-    const controller = new AbortController();
-    let markIdle = () => {};
-    const idle = new Promise<void>((resolve) => {
-      markIdle = resolve;
-    });
-    this.activeRun = { controller, idle };
-    this.mutableState.isStreaming = true;
-    this.mutableState.streamingMessage = undefined;
-    this.mutableState.errorMessage = undefined;
-
-    let failure: { error: unknown; aborted: boolean } | undefined;
-    const delivery = new EventDelivery(
-      (event) => this.handleEvent(event, controller.signal),
-      (error) => {
-        failure ??= { error, aborted: controller.signal.aborted };
-        controller.abort();
+    await runAgentLifecycle({
+      state: this.mutableState,
+      handleEvent: (event, signal) => this.handleEvent(event, signal),
+      setActive: (run) => {
+        this.activeRun = run;
       },
-    );
-    let emitted = false;
-    const emit: AgentEventSink = (event) => {
-      emitted = true;
-      delivery.push(event);
-    };
-    try {
-      try {
-        await this.startLoop(request, this.createContext(), createAgentLoopConfig(this, {
-            queues: { steering: this.steeringQueue, followUp: this.followUpQueue },
-            delivery,
-            signal: controller.signal,
-            skipInitialSteeringPoll: request.kind === "prompt" && request.skipInitialSteeringPoll === true,
-          }), emit, controller.signal);
-      } catch (error) {
-        if (!emitted && isPreconditionError(error)) throw error;
-        failure ??= { error, aborted: controller.signal.aborted };
-      }
-      await delivery.settled();
-      if (failure) await this.recordFailure(failure.error, failure.aborted, controller.signal);
-    } finally {
-      this.mutableState.isStreaming = false;
-      this.mutableState.streamingMessage = undefined;
-      this.mutableState.pendingToolCalls = new Set<string>();
-      this.activeRun = undefined;
-      markIdle();
-    }
+      start: (delivery, emit, signal) =>
+        this.startLoop(request, this.createContext(), createAgentLoopConfig(this, {
+          queues: { steering: this.steeringQueue, followUp: this.followUpQueue },
+          delivery,
+          signal,
+          skipInitialSteeringPoll: request.kind === "prompt" && request.skipInitialSteeringPoll === true,
+        }), emit, signal),
+    });
   }
 
   /**
-   * The one place a run is started: the loop actor is kept on the active run, so
-   * `approve` / `reject` can send it decisions. Durable sessions
-   * (`Agent.resume(store, id)`) would restore that actor from the store's snapshot
-   * here instead of starting fresh. Whatever runs must deliver every event to
-   * `emit` in order and settle when the run ended.
+   * The one place a run is started (`startAgentLoop`): the loop actor is kept on the
+   * active run, so `approve` / `reject` can send it decisions.
    */
-  private startLoop(
-    request: AgentRunRequest,
-    context: AgentContext,
-    config: AgentLoopConfig,
-    emit: AgentEventSink,
-    signal: AbortSignal,
-  ): Promise<AgentMessage[]> {
+  private startLoop(request: AgentRunRequest, context: AgentContext, config: AgentLoopConfig, emit: AgentEventSink, signal: AbortSignal): Promise<AgentMessage[]> {
     const run = this.activeRun;
-    const keep = (actor: AgentLoopActor) => {
-      if (run) run.actor = actor;
-    };
-    const runConfig = { ...config, approvedTools: [...this.approvedTools] };
-    if (this.sessionStore && this.sessionId !== undefined) {
-      if (request.kind === "continue") assertContinuable(context);
-      return runDurably({
-        store: this.sessionStore,
-        sessionId: this.sessionId,
-        prompts: request.kind === "prompt" ? request.messages : request.kind === "restore" ? "restore" : [],
-        context,
-        config: runConfig,
-        emit,
-        signal,
-        streamFn: this.streamFn,
-        agent: { systemPrompt: this.mutableState.systemPrompt, model: this.mutableState.model, thinkingLevel: this.mutableState.thinkingLevel },
-        ...(this.sessionMeta ? { meta: this.sessionMeta } : {}),
-        onActor: keep,
-        ...(request.kind !== "continue" && request.onStarted ? { onStarted: request.onStarted } : {}),
-        ...(this.checkpoints ? { checkpoints: this.checkpoints } : {}),
-      });
-    }
-    if (request.kind === "restore") throw new LoopInputError("Only an agent with a sessionStore can restore a run");
-    const options = { context, config: runConfig, signal, streamFn: this.streamFn };
-    if (request.kind === "prompt") return runIntoSink({ ...options, prompts: request.messages }, emit, keep);
-    assertContinuable(context);
-    return runIntoSink(options, emit, keep);
+    return startAgentLoop({
+      request,
+      context,
+      config: { ...config, approvedTools: [...this.approvedTools] },
+      emit,
+      signal,
+      streamFn: this.streamFn,
+      ...(this.sessionStore && this.sessionId !== undefined
+        ? {
+            session: {
+              store: this.sessionStore,
+              sessionId: this.sessionId,
+              agent: { systemPrompt: this.mutableState.systemPrompt, model: this.mutableState.model, thinkingLevel: this.mutableState.thinkingLevel },
+              ...(this.sessionMeta ? { meta: this.sessionMeta } : {}),
+              ...(this.checkpoints ? { checkpoints: this.checkpoints } : {}),
+            },
+          }
+        : {}),
+      onActor: (actor) => {
+        if (run) run.actor = actor;
+      },
+    });
   }
 
   private createContext(): AgentContext {
@@ -599,19 +391,4 @@ export class Agent {
     reduceAgentState(this.mutableState, event);
     return callInOrder([...this.listeners], (listener) => listener(event, signal));
   }
-
-  /**
-   * A failure outside the loop (a listener threw, or the loop faulted): appends an
-   * `error`/`aborted` assistant message and announces it with the full protocol
-   * tail (`message_start`, `message_end`, `turn_end`, `agent_end`), as pi 1.x does.
-   * A listener throwing here rejects `prompt()`.
-   */
-  private async recordFailure(error: unknown, aborted: boolean, signal: AbortSignal): Promise<void> {
-    const message = runFailureMessage(this.mutableState.model, error, aborted);
-    await this.handleEvent({ type: "message_start", message }, signal);
-    await this.handleEvent({ type: "message_end", message }, signal);
-    await this.handleEvent({ type: "turn_end", message, toolResults: [] }, signal);
-    await this.handleEvent({ type: "agent_end", messages: [message], exitReason: aborted ? "aborted" : "error", errorMessage: message.errorMessage }, signal);
-  }
 }
-

@@ -8,7 +8,8 @@
  * loads XState's declarations only if they import those.
  */
 export { agentLoop, agentLoopContinue, runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";
-export { Agent, type AgentRunRequest, type ApproveOptions } from "./agent.js";
+export { Agent, type ApproveOptions } from "./agent.js";
+export type { AgentRunRequest } from "./agent/agent-run-request.js";
 export { defaultConvertToLlm } from "./agent/agent-input.js";
 export type { AgentListener, AgentOptions, AgentThinkingBudgets, AgentTransport } from "./agent/agent-options.js";
 export { UNKNOWN_MODEL, type AgentInitialState, type AgentState, type AgentTools } from "./agent/agent-state.js";

@@ -3,40 +3,14 @@
  * when the run starts, and its queues behind the loop's polling hooks.
  */
 import { streamReasoning } from "../actors/request-model.js";
-import type { AgentLoopConfig, ToolExecutionMode } from "../types.js";
-import type { AgentOptions, AgentThinkingBudgets, AgentTransport } from "./agent-options.js";
+import type { AgentLoopConfig } from "../types.js";
+import type { AgentSettings } from "./agent-settings.js";
 import type { AgentState } from "./agent-state.js";
 import type { EventDelivery } from "./event-delivery.js";
 import type { MessageQueue } from "./message-queue.js";
 
-/**
- * The agent fields a run reads (the public settings and the state). `Agent`
- * satisfies it; declared here, not picked from `Agent`, so this module does not
- * import `src/agent.ts` (which imports it).
- */
-export interface AgentRunSettings {
-  readonly state: AgentState;
-  convertToLlm: AgentLoopConfig["convertToLlm"];
-  transformContext?: AgentLoopConfig["transformContext"];
-  getApiKey?: AgentLoopConfig["getApiKey"];
-  onPayload?: AgentOptions["onPayload"];
-  onResponse?: AgentOptions["onResponse"];
-  beforeToolCall?: AgentLoopConfig["beforeToolCall"];
-  afterToolCall?: AgentLoopConfig["afterToolCall"];
-  shouldStopAfterTurn?: AgentOptions["shouldStopAfterTurn"];
-  prepareNextTurn?: AgentOptions["prepareNextTurn"];
-  prepareNextTurnWithContext?: AgentOptions["prepareNextTurnWithContext"];
-  finishTurn?: AgentOptions["finishTurn"];
-  prepareRequest?: AgentOptions["prepareRequest"];
-  sessionId?: string;
-  thinkingBudgets?: AgentThinkingBudgets;
-  transport: AgentTransport;
-  maxRetryDelayMs?: number;
-  toolExecution: ToolExecutionMode;
-  maxTurns?: number;
-  inspect?: AgentOptions["inspect"];
-  compaction?: AgentOptions["compaction"];
-}
+/** The agent fields a run reads: its settings (`AgentSettings`, which `Agent` extends) and its state. */
+export type AgentRunSettings = AgentSettings & { readonly state: AgentState };
 
 /** What a run's config needs besides the settings. */
 export interface AgentRunWiring {
