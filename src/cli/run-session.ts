@@ -1,112 +1,30 @@
-import type { CompactionConfig } from "../compaction/compaction-settings.js";
 import type { InspectionEvent } from "xstate";
 import { runIntoSink, type AgentLoopActor } from "../agent-loop-actor.js";
 import { blockedOnApproval, type PersistedLoop } from "../sessions/session-recorder.js";
-import { askApproval, canAsk, pendingApprovalNote, type ApprovalDecision, type ApprovalRequest } from "./approval-prompt.js";
-import type { AgentContext, AgentEvent, AgentLoopConfig, AgentMessage, AgentTool, ExitReason, Message, Model, StreamFn, ThinkingLevel } from "../types.js";
+import { askApproval, canAsk, pendingApprovalNote, type ApprovalRequest } from "./approval-prompt.js";
+import type { AgentContext, AgentEvent, AgentLoopConfig, AgentMessage, Model, StreamFn } from "../types.js";
 import { EventStream } from "../event-stream.js";
 import { runDurably } from "../sessions/durable-run.js";
 import { storeSpecOf } from "../sessions/open-session-store.js";
-import type { CheckpointPolicy } from "../sessions/session-checkpoint.js";
-import type { SessionRecord, SessionStore } from "../sessions/session-store.js";
+import type { SessionRecord } from "../sessions/session-store.js";
 import type { SessionRecorder } from "../sessions/session-recorder.js";
-import type { CliIo } from "./cli-io.js";
 import type { EventRenderer } from "./event-renderer.js";
 import { EXIT_CODES, exitCodeFor } from "./exit-codes.js";
+import { sessionLoopConfig, type DurableSessionOptions, type SessionOptions, type SessionOutcome } from "./session-options.js";
 import { shouldColor } from "./format.js";
 import { createHumanRenderer } from "./human-renderer.js";
 import { createJsonRenderer } from "./json-renderer.js";
 import { createRedactor } from "./redact.js";
-import type { ResolvedModel } from "./resolve-model.js";
-import { emptyRunStats, observeEvent, type RunStats } from "./run-stats.js";
+import { emptyRunStats, observeEvent } from "./run-stats.js";
 import { TraceWriter } from "./trace-writer.js";
 import { createLiveSender } from "./live-sender.js";
 import { UsageError } from "./usage-error.js";
-import { STREAM_IDLE_TIMEOUT_MS } from "../actors/request-model.js";
 import { waitingCallFromTranscript } from "./waiting-call.js";
 
 /** After Ctrl-C, how long the run may take to wind down before the CLI exits anyway. */
 export const ABORT_GRACE_MS = 2000;
 
-/** `--session`: the run is stored in (and continues) a durable session. */
-export interface DurableSessionOptions {
-  store: SessionStore;
-  id: string;
-  /** Restore the session's unfinished run (`loopchart resume`) instead of prompting. */
-  restore: boolean;
-  /** The session's transcript so far (the new prompt goes after it). */
-  messages: AgentMessage[];
-  /** What `loopchart resume` needs to rebuild the run (model spec, tools, cwd…). */
-  meta: Record<string, unknown>;
-  /** Decisions to send once the restored run started (`loopchart approve|reject`). */
-  decisions?: ApprovalDecision[];
-  /** The `--store …` arguments to repeat in printed commands ("" for the default store). */
-  storeArgs?: string;
-  /** With `restore`: the turns the run had started before (its snapshot's), so the final line counts the whole run. */
-  turnsSoFar?: number;
-  /** Turns of the session's earlier runs, so the final line also gives the session's total (as `loopchart sessions`). */
-  earlierTurns?: number;
-  /** `--checkpoints`: which snapshots the session keeps (default: what its record says, else one per turn). */
-  checkpoints?: CheckpointPolicy;
-}
-
-/** Options of {@link runSession}. */
-export interface SessionOptions {
-  io: CliIo;
-  /** The prompt; ignored when restoring a durable session's run. */
-  prompt: string;
-  resolved: ResolvedModel;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of any schema, as AgentContext.tools
-  tools: AgentTool<any, any>[];
-  /** Working directory of the tools, recorded in the trace. */
-  cwd: string;
-  systemPrompt: string;
-  maxTurns?: number;
-  /** `--thinking`: the run's reasoning level. */
-  thinkingLevel?: ThinkingLevel;
-  /** `--wrap-up`: one last request without tools at the turn cap or the budget. */
-  wrapUp?: boolean;
-  /** `--budget-usd`: the run's cost ceiling. */
-  budgetUsd?: number;
-  /** `--tool-timeout` in milliseconds: every tool call's limit. */
-  toolTimeoutMs?: number;
-  /** `--idle-timeout` in milliseconds: the loop's `streamIdleTimeoutMs` (default {@link STREAM_IDLE_TIMEOUT_MS}). */
-  idleTimeoutMs?: number;
-  /** `--max-time` in milliseconds: the run is aborted (exit reason `aborted`) when it runs longer. */
-  maxTimeMs?: number;
-  /** `--compact` / `--no-compact`: compaction settings, false for off; absent, on with the model's window. */
-  compaction?: CompactionConfig | false;
-  /** Passed to the stream function as `maxRetries` when set. */
-  maxRetries?: number;
-  /** Absolute path of the JSONL trace to write, if any. */
-  tracePath?: string;
-  /** Where to send the run live (`--inspect`). */
-  inspectUrl?: string;
-  /** `--json`: events as JSON lines instead of the human view. */
-  json: boolean;
-  /** The CLI's arguments, for the trace header (redacted there). */
-  argv: readonly string[];
-  /** Store the run as a durable session. */
-  durable?: DurableSessionOptions;
-  /** Between turns (MCP servers' tool lists that changed). */
-  prepareNextTurn?: AgentLoopConfig["prepareNextTurn"];
-}
-
-/** How a session ended. */
-export interface SessionOutcome {
-  exitCode: number;
-  exitReason?: ExitReason;
-  stats: RunStats;
-  tracePath?: string;
-}
-
-/** Passes the plain LLM messages through; the CLI adds no custom message kinds. */
-export function convertToLlm(messages: AgentMessage[]): Message[] {
-  return messages.filter((message): message is Message => {
-    const role = (message as { role?: string }).role;
-    return role === "user" || role === "assistant" || role === "toolResult";
-  });
-}
+export { convertToLlm, type DurableSessionOptions, type SessionOptions, type SessionOutcome } from "./session-options.js";
 
 /** `90 s`, `1500 ms`, `2 min`: a deadline as the --max-time warning states it. */
 function formatDeadline(ms: number): string {
@@ -198,30 +116,13 @@ export async function runSession(options: SessionOptions): Promise<SessionOutcom
   try {
     const prompts: AgentMessage[] = [{ role: "user", content: options.prompt, timestamp: Date.now() }];
     const context = { systemPrompt: options.systemPrompt, messages: options.durable?.messages ?? [], tools: options.tools };
-    const config: AgentLoopConfig = {
-        model: resolved.model,
-        convertToLlm,
-        maxTurns: options.maxTurns,
-        ...(options.thinkingLevel === undefined ? {} : { thinkingLevel: options.thinkingLevel }),
-        ...(options.wrapUp === true ? { wrapUp: true } : {}),
-        ...(options.budgetUsd === undefined ? {} : { budget: { costUsd: options.budgetUsd } }),
-        ...(options.toolTimeoutMs === undefined ? {} : { toolDefaults: { timeoutMs: options.toolTimeoutMs } }),
-        ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
-        streamIdleTimeoutMs: options.idleTimeoutMs ?? STREAM_IDLE_TIMEOUT_MS,
-        // On by default: a long run compacts its context instead of failing when it outgrows the window.
-        ...(options.compaction === false ? {} : { compaction: options.compaction ?? {} }),
-        ...(options.prepareNextTurn === undefined ? {} : { prepareNextTurn: options.prepareNextTurn }),
-        apiKey: resolved.apiKey,
-        getApiKey: () => resolved.apiKey,
-        ...(trace || live
-          ? {
-              inspect: (event: InspectionEvent) => {
-                trace?.inspect(event);
-                live?.inspect(event);
-              },
-            }
-          : {}),
-    };
+    const inspect = trace || live
+      ? (event: InspectionEvent) => {
+          trace?.inspect(event);
+          live?.inspect(event);
+        }
+      : undefined;
+    const config = sessionLoopConfig(options, inspect);
     const interactive = canAsk(io);
     let actor: AgentLoopActor | undefined;
     let markBlocked: (ids: string[]) => void = () => {};
