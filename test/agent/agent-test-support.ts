@@ -1,0 +1,23 @@
+/** What the `Agent` tests share: a tool from a function, a deferred, a stream function that must not be called. */
+import type { AgentMessage, AgentTool, AssistantMessage, JsonSchema, StreamFn } from "../../src/index.js";
+export const emptySchema: JsonSchema = { type: "object", properties: {} };
+
+export function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = () => {};
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
+export function tool(name: string, execute: AgentTool["execute"]): AgentTool {
+  return { name, label: name, description: name, parameters: emptySchema, execute };
+}
+
+export const ok = async () => ({ content: [{ type: "text" as const, text: "ok" }], details: {} });
+
+export const unusedStreamFn: StreamFn = () => {
+  throw new Error("Unexpected stream call");
+};
+
+export const lastOf = (messages: AgentMessage[]) => messages[messages.length - 1] as AssistantMessage;
