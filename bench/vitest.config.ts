@@ -9,7 +9,7 @@ export default defineConfig({
   // The repository root (a relative root would be taken from the working directory).
   root: fileURLToPath(new URL("..", import.meta.url)),
   test: {
-    include: ["bench/test/**/*.test.ts", "test/compat/pi-agent.test.ts"],
+    include: ["bench/test/**/*.test.ts", "test/compat/pi-agent*.test.ts"],
     testTimeout: 120_000,
     hookTimeout: 20_000,
     pool: "forks",
