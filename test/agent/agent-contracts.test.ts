@@ -6,18 +6,11 @@ import { describe, expect, it } from "vitest";
 import { Agent, AgentBusyError, LoopInputError, defineTool, type AgentEvent, type AgentMessage } from "../../src/index.js";
 import { createScriptedModel } from "../../src/providers/index.js";
 import { mockStream, testModel, user } from "../helpers/mock-stream.js";
-import { deferred, tool, ok, unusedStreamFn, lastOf } from "./agent-test-support.js";
+import { deferred, tool, ok, unusedStreamFn, lastOf, hangingAgent } from "./agent-test-support.js";
 
 describe("Agent: loopchart's contracts", () => {
   it("rejects prompt() and continue() during a run with AgentBusyError naming the operation", async () => {
-    const started = deferred();
-    const agent = new Agent({
-      initialState: { model: testModel },
-      streamFn: (model, context, options) => {
-        started.resolve();
-        return mockStream([{ hang: true }])(model, context, options);
-      },
-    });
+    const { agent, started } = hangingAgent();
     const run = agent.prompt("first");
     await started.promise;
 

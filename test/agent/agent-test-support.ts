@@ -1,5 +1,6 @@
 /** What the `Agent` tests share: a tool from a function, a deferred, a stream function that must not be called. */
-import type { AgentMessage, AgentTool, AssistantMessage, JsonSchema, StreamFn } from "../../src/index.js";
+import { Agent, type AgentMessage, type AgentTool, type AssistantMessage, type JsonSchema, type StreamFn } from "../../src/index.js";
+import { mockStream, testModel } from "../helpers/mock-stream.js";
 export const emptySchema: JsonSchema = { type: "object", properties: {} };
 
 export function deferred(): { promise: Promise<void>; resolve: () => void } {
@@ -21,3 +22,16 @@ export const unusedStreamFn: StreamFn = () => {
 };
 
 export const lastOf = (messages: AgentMessage[]) => messages[messages.length - 1] as AssistantMessage;
+
+/** An agent whose model request starts and then hangs until aborted; `started` resolves once the request began. */
+export function hangingAgent(): { agent: Agent; started: { promise: Promise<void>; resolve: () => void } } {
+  const started = deferred();
+  const agent = new Agent({
+    initialState: { model: testModel },
+    streamFn: (model, context, options) => {
+      started.resolve();
+      return mockStream([{ hang: true }])(model, context, options);
+    },
+  });
+  return { agent, started };
+}

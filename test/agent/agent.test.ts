@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { Agent, AgentBusyError, type AgentEvent, type AgentToolUpdateCallback, type StreamFn } from "../../src/index.js";
 
 import { mockStream, testModel, user } from "../helpers/mock-stream.js";
-import { deferred, tool, ok, unusedStreamFn, lastOf } from "./agent-test-support.js";
+import { deferred, tool, ok, unusedStreamFn, lastOf, hangingAgent } from "./agent-test-support.js";
 
 describe("Agent: pi 1.x behaviours", () => {
   it("should ignore tool updates after the tool execution settles", async () => {
@@ -78,14 +78,7 @@ describe("Agent: pi 1.x behaviours", () => {
   });
 
   it("should reject reset while processing without corrupting the transcript", async () => {
-    const started = deferred();
-    const agent = new Agent({
-      initialState: { model: testModel },
-      streamFn: (model, context, options) => {
-        started.resolve();
-        return mockStream([{ hang: true }])(model, context, options);
-      },
-    });
+    const { agent, started } = hangingAgent();
 
     const run = agent.prompt("Hello");
     await started.promise;
