@@ -32,7 +32,7 @@ import { emittedEvent, sentEvent, spawnedChild, stoppedChild, type RecordedActio
 import { REQUEST_ABORTED_MESSAGE } from "../providers/assistant-stream.js";
 import { failedResponse } from "../messages.js";
 import { ABORTED_MESSAGE } from "../../machines/loop-context.js";
-import type { LoopWorld, LoopWorldMachines, LoopWorldOptions, LoopWorldState, SentEvent, WorldCall, WorldEvent } from "./loop-world-types.js";
+import { LOOP_PARENT, type LoopWorld, type LoopWorldMachines, type LoopWorldOptions, type LoopWorldState, type SentEvent, type WorldCall, type WorldEvent } from "./loop-world-types.js";
 import { DEFAULT_HOOK_OUTCOMES, OWN_SOURCES, SETTLE_TEXT, STUB_MODEL, callEvents, compactionEvents, hookEvents, marksInvalid, modelEvents, pendingOf, result, waitingOn } from "./world-answers.js";
 import { checkRequestContext } from "./request-context.js";
 import { transcriptMessages, type Transcript } from "../../machines/transcript.js";
@@ -40,7 +40,7 @@ import type { ToolCallContext } from "../../machines/tool-call.machine.js";
 import { abstractBatch, abstractCall, defaultAbstractContext } from "./world-abstraction.js";
 import { registerStandInCall, standInsOf } from "./world-stand-ins.js";
 
-export type { HookOutcome, LoopWorld, LoopWorldMachines, LoopWorldOptions, LoopWorldState, SentEvent, WorldBatch, WorldCall, WorldEvent } from "./loop-world-types.js";
+export { LOOP_PARENT, type HookOutcome, type LoopWorld, type LoopWorldMachines, type LoopWorldOptions, type LoopWorldState, type SentEvent, type WorldBatch, type WorldCall, type WorldEvent } from "./loop-world-types.js";
 export { SERIAL_TOOL, TOOL, baseLoopInput, sampleMessage, worldPrepareArguments } from "./world-answers.js";
 export { defaultAbstractContext } from "./world-abstraction.js";
 
@@ -137,7 +137,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         if (!sent || sent.to !== parentId) continue;
         // A call rejected in preparation (also when it prepared synchronously, with no world step of its own).
         observeSentToBatch(monitor, sent.event);
-        queue.push({ to: { batch: call.parent }, event: sent.event as SentEvent });
+        queue.push({ to: call.parent === LOOP_PARENT ? "loop" : { batch: call.parent }, event: sent.event as SentEvent });
       }
     };
     const startCall = (parent: string, id: string, callInput: CallInput) => {
@@ -219,6 +219,11 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           startBatch(spawned.id, spawned.id, null, spawned.input);
           continue;
         }
+        // The direct path: the loop spawns its lone call itself.
+        if (spawned && spawned.src === "toolCall") {
+          startCall(LOOP_PARENT, spawned.id, spawned.input as CallInput);
+          continue;
+        }
         // I9: what the request carries pairs every call with exactly one result.
         if (spawned && spawned.src === "requestModel") {
           const requested = (spawned.input as { messages?: Transcript } | undefined)?.messages;
@@ -237,14 +242,17 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           queue.push({ to: { batch: sent.to }, event: sent.event as SentEvent });
           continue;
         }
-        // An approval decision (or call.preapprove) the loop sends to a call it found by its system id.
-        const found = sent ? calls.find((call) => call.callId === sent.to) : undefined;
+        // An approval decision (or call.preapprove) the loop sends to a call it found by its system id, or the word for its lone call.
+        const found = sent ? calls.find((call) => call.callId === sent.to || (call.parent === LOOP_PARENT && call.id === sent.to)) : undefined;
         if (sent && found) {
           queue.push({ to: { call: found.id }, event: sent.event as SentEvent });
           continue;
         }
         const stopped = stoppedChild(action);
-        if (stopped !== undefined) removeBatch(stopped);
+        if (stopped !== undefined) {
+          calls = calls.filter((call) => !(call.parent === LOOP_PARENT && call.id === stopped));
+          removeBatch(stopped);
+        }
       }
     };
     const deliverToCall = (id: string, sent: SentEvent) => {
