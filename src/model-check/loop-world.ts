@@ -33,12 +33,12 @@ import { REQUEST_ABORTED_MESSAGE } from "../providers/assistant-stream.js";
 import { failedResponse } from "../messages.js";
 import { ABORTED_MESSAGE } from "../../machines/loop-context.js";
 import { LOOP_PARENT, type LoopWorld, type LoopWorldMachines, type LoopWorldOptions, type LoopWorldState, type SentEvent, type WorldCall, type WorldEvent } from "./loop-world-types.js";
-import { DEFAULT_HOOK_OUTCOMES, OWN_SOURCES, SETTLE_TEXT, STUB_MODEL, callEvents, compactionEvents, hookEvents, marksInvalid, modelEvents, pendingOf, result, waitingOn } from "./world-answers.js";
+import { DEFAULT_HOOK_OUTCOMES, OWN_SOURCES, STUB_MODEL, callEvents, compactionEvents, hookEvents, modelEvents, pendingOf, result } from "./world-answers.js";
 import { checkRequestContext } from "./request-context.js";
 import { transcriptMessages, type Transcript } from "../../machines/transcript.js";
-import type { ToolCallContext } from "../../machines/tool-call.machine.js";
 import { abstractBatch, abstractCall, defaultAbstractContext } from "./world-abstraction.js";
 import { registerStandInCall, standInsOf } from "./world-stand-ins.js";
+import { hangWorld } from "./world-hang.js";
 
 export { LOOP_PARENT, type HookOutcome, type LoopWorld, type LoopWorldMachines, type LoopWorldOptions, type LoopWorldState, type SentEvent, type WorldBatch, type WorldCall, type WorldEvent } from "./loop-world-types.js";
 export { SERIAL_TOOL, TOOL, baseLoopInput, sampleMessage, worldPrepareArguments } from "./world-answers.js";
@@ -316,58 +316,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
   const ABORT: WorldEvent = { type: "run.abort", send: { type: "run.abort" }, fact: { abort: true } };
   const ABANDON: WorldEvent = { type: "abort grace period ends", send: { type: "run.abandon" }, abandons: true };
 
-  /** What the loop and its calls still wait on, for the message of a run that never ends. */
-
-  /** The actor a call waits on (prepareCall, executeTool, afterToolCall) and its child id, if any. */
-
-  /**
-   * Nothing pending ever settles again: the abort comes (if it has not), then its
-   * grace period ends (if it has not), and the run must then be done. Work that
-   * runs no user function still settles as it does at run time: preparation without
-   * `beforeToolCall` (synchronous), preparation or execution that starts after the
-   * abort (it settles at once as aborted), and the model request told to give up.
-   */
-  const hang = (state: LoopWorldState): LoopWorldState => {
-    const hungBefore = new Set(
-      state.calls.flatMap((call) => {
-        const pending = pendingOf(call);
-        const hooked = (call.snapshot.context as ToolCallContext).hooks?.beforeToolCall === true;
-        return pending && (pending.src !== "prepareCall" || hooked) ? [call.id] : [];
-      }),
-    );
-    let at = state;
-    const settleWhatRunsNoUserCode = () => {
-      for (let settled = true; settled && at.status === "active" && at.violations.length === 0; ) {
-        settled = false;
-        for (const call of at.calls) {
-          const pending = pendingOf(call);
-          if (!pending || hungBefore.has(call.id)) continue;
-          const context = call.snapshot.context as ToolCallContext;
-          let output: unknown;
-          if (pending.src === "prepareCall" && !at.monitor.aborted) {
-            output = marksInvalid(context) ? { settled: { result: result(SETTLE_TEXT.invalid, false), isError: true, rejected: "invalidArguments" } } : { args: context.toolCall.arguments };
-          } else if (pending.src === "prepareCall") output = { settled: { result: result(ABORTED_MESSAGE, false), isError: true } };
-          else if (pending.src === "executeTool") output = { result: result(ABORTED_MESSAGE, false), isError: true };
-          else continue;
-          at = run(at, { to: { call: call.id }, event: { type: `xstate.done.actor.${pending.id}`, output } });
-          settled = true;
-          break;
-        }
-      }
-    };
-    settleWhatRunsNoUserCode();
-    for (const step of [at.monitor.aborted ? undefined : ABORT, at.abandoned ? undefined : ABANDON]) {
-      if (!step || at.status !== "active" || at.violations.length > 0) continue;
-      at = run(at, { to: "loop", event: step.send as SentEvent }, step);
-      settleWhatRunsNoUserCode();
-    }
-    if (at.status !== "active" || at.violations.length > 0) return at;
-    const stuck: StepViolation = {
-      invariant: "I3",
-      message: `the run never ends when what it awaits never settles: after the abort and its grace period it still waits on ${waitingOn(at)} (in ${JSON.stringify(at.loop.value)})`,
-    };
-    return { ...at, violations: [stuck] };
-  };
+  const hang = (state: LoopWorldState): LoopWorldState => hangWorld(state, (at, delivery, event) => run(at, delivery as Delivery, event), ABORT, ABANDON);
 
   return {
     initial,
