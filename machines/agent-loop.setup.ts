@@ -21,6 +21,7 @@ import {
 import { awaitsApproval, toolCallMachine, type ToolCallContext } from "./tool-call.machine.js";
 import { toolBatchMachine, uniqueCallIds } from "./tool-batch.machine.js";
 import { ALONE_CALL_ID, aloneCallSpawn, aloneCallWaitedOn, runsAlone, type AloneCallSettled, type DispatchOutput } from "./alone-call.js";
+import { awaitedNow, type InvokeErrorEvent } from "./awaited-work.js";
 import { transcriptMessages, transcriptOf } from "./transcript.js";
 import {
   plainInvalidCallHint,
@@ -65,7 +66,6 @@ import {
 export { ABORT_GRACE_MS } from "./abort-grace.js";
 
 export { AWAITED_BY_INVOKE, awaitedOf, hookFailureOf, type InvokeErrorEvent } from "./awaited-work.js";
-import { awaitedNow, type InvokeErrorEvent } from "./awaited-work.js";
 
 export const agentLoopSetup = setup({
   types: {

@@ -81,7 +81,7 @@ export function dispatchOutputOf(event: { type: string }): DispatchOutput {
   return (event as { type: "xstate.done.actor.toolBatch"; output: ToolBatchOutput }).output;
 }
 
-/** The warning the run emits when it stops waiting on the lone call after an abort (the batch's, for its one call). */
+/** What the abandonment warning names when the run stops waiting on the lone call after an abort (what the batch's names for its one call). */
 export function aloneCallWaitedOn(context: AgentLoopContext): string {
   const call = toolCallsOf(context.assistant)[0] as ToolCall;
   return `tool call "${call.name}" (id ${call.id})`;
