@@ -123,6 +123,17 @@ describe("verifyTrace", () => {
     expect(verification.actors).toBeGreaterThanOrEqual(3);
   });
 
+  it("should fail a direct-path trace whose step into dispatching.alone was cut: the lone call's report cannot reach the loop outside it", async () => {
+    const source = await recordScenario({ exit: "completed", responses: [{ calls: [call("a")] }, { text: "done" }] });
+    const { file, line } = await tamper(source, "direct-cut.jsonl", await loopSnapshot(source, { eventType: "model.done" }), () => undefined);
+    const verification = await verifyTrace(file);
+    expect(verification.conforms).toBe(false);
+    expect(verification.failure).toMatchObject({ machineId: "agentLoop", event: "tool.settled" });
+    // The first loop step after the cut one: the lone call's settle.
+    expect(verification.failure?.line).toBeGreaterThanOrEqual(line);
+    expect(verification.failure?.reason).toMatch(/runs a tool call, so tool\.settled cannot arrive here/);
+  });
+
   it("should check every actor of a parallel, length-truncated run (loop, batches and calls)", async () => {
     const file = join(dir, "sample.jsonl");
     await recordSampleRun(file);
