@@ -9,14 +9,16 @@
  *   pending messages joining the transcript, `prepareRequest`, then the model
  *   request; its response goes on to `dispatching`, to `betweenTurns` (no tool
  *   calls), or ends the run (a failed response).
- * - **dispatching**: invokes the tool batch machine (`tool-batch.machine.ts`),
- *   whose call actors each go `preparing` → `executing` → `finalizing`; a
- *   length-truncated response (or a call the wrap-up request makes) gets every
- *   call refused. The loop sees one event per batch: its done event.
+ * - **dispatching** (`dispatching.state.ts`): `batch` invokes the tool batch
+ *   machine (`tool-batch.machine.ts`), whose call actors each go `preparing` →
+ *   `executing` → `finalizing`; a length-truncated response (or a call the
+ *   wrap-up request makes) gets every call refused. The loop sees one event per
+ *   batch: its done event. A response with one plain call takes the direct path,
+ *   `alone`: the loop runs that call's actor itself (`alone-call.ts`).
  * - **appending**: the backfill. A parallel batch's result messages are emitted
  *   (`message_start`/`message_end`) in source order and its results appended; a
  *   sequential batch emitted each result message right after its call (as pi
- *   does), so `appending` only appends them.
+ *   does), so `appending` only appends them. The lone call's is emitted here.
  * - **betweenTurns** (`between-turns.state.ts`): `finishTurn`, `turn_end`,
  *   `shouldStopAfterTurn`, the steering poll, the decision, the follow-up poll,
  *   the invalid-call breaker, the budget and `maxTurns` (and their wrap-up
@@ -24,15 +26,17 @@
  *   that hook or policy.
  * - **done**: final; emits `agent_end`.
  *
- * `run.abort` is declared once, on the machine (`dispatching` also passes it to
- * the batch); a hook's failure and the abandonment after the abort's grace period
+ * `run.abort` is declared once, on the machine (`dispatching`'s children also
+ * pass it to the batch, or the lone call); a hook's failure and the abandonment after the abort's grace period
  * are declared once on each compound region that invokes hooks. Guards, actions
  * and actors are referenced by name (`agent-loop.setup.ts`).
  */
 import { transcriptMessages, transcriptOf } from "./transcript.js";
 import { DEFAULT_INVALID_CALL_LIMIT } from "./loop-policies.js";
-import { batchInput, finalExitReason } from "./loop-context.js";
-import { ABORT_GRACE_MS, agentLoopSetup, batchOutputOf } from "./agent-loop.setup.js";
+import { finalExitReason } from "./loop-context.js";
+import { ABORT_GRACE_MS, agentLoopSetup } from "./agent-loop.setup.js";
+import { dispatchOutputOf } from "./alone-call.js";
+import { dispatchingState } from "./dispatching.state.js";
 import { requestingState } from "./requesting.state.js";
 import { betweenTurnsState } from "./between-turns.state.js";
 
@@ -60,6 +64,7 @@ export const agentLoopMachine = agentLoopSetup.createMachine({
       prompts: input.prompts,
       toolExecution: input.toolExecution ?? "parallel",
       sequentialTools: input.sequentialTools ?? [],
+      approvalTools: input.approvalTools ?? [],
       ...(input.maxTurns !== undefined ? { maxTurns: input.maxTurns } : {}),
       hooks: {
         beforeToolCall: input.hooks?.beforeToolCall ?? false,
@@ -97,22 +102,10 @@ export const agentLoopMachine = agentLoopSetup.createMachine({
   initial: "requesting",
   states: {
     requesting: requestingState,
-    dispatching: {
-      on: {
-        "run.abort": { guard: "notAborted", actions: ["markAborted", "scheduleAbandon", { type: "forwardToBatch", params: { type: "run.abort" } }] },
-        // The abandon fires once: after it, the run calls no further hook (one could hang it for good).
-        "run.abandon": { actions: [{ type: "forwardToBatch", params: { type: "run.abandon" } }, "markAbandoned"] },
-      },
-      invoke: {
-        id: "toolBatch",
-        src: "toolBatch",
-        input: ({ context }) => batchInput(context),
-        onDone: { target: "appending" },
-      },
-    },
+    dispatching: dispatchingState,
     // The backfill: the batch's results join the transcript in source order (a parallel batch's messages are emitted here).
     appending: {
-      entry: { type: "appendBatchResults", params: ({ event }) => batchOutputOf(event) },
+      entry: { type: "appendBatchResults", params: ({ event }) => dispatchOutputOf(event) },
       always: [{ guard: "asksFinishTurn", target: "betweenTurns.finishingTurn" }, { target: "betweenTurns.endingTurn" }],
     },
     betweenTurns: betweenTurnsState,

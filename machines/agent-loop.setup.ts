@@ -6,7 +6,7 @@
  * `xstate/graph` can traverse the machine); `src/actors/` provides the real ones
  * with `machine.provide(...)`.
  */
-import { assign, emit, enqueueActions, fromCallback, fromPromise, raise, sendTo, setup, type AnyActorRef } from "xstate";
+import { assign, emit, enqueueActions, fromCallback, fromPromise, raise, sendTo, setup, stopChild, type AnyActorRef } from "xstate";
 import type { AgentEvent, AgentMessage, AssistantMessage, ExitReason } from "../src/types.js";
 import {
   callSystemId,
@@ -18,8 +18,10 @@ import {
   type TurnDecision,
   type TurnHookInput,
 } from "./events.js";
-import { awaitsApproval, type ToolCallContext } from "./tool-call.machine.js";
-import { toolBatchMachine, uniqueCallIds, type ToolBatchOutput } from "./tool-batch.machine.js";
+import { awaitsApproval, toolCallMachine, type ToolCallContext } from "./tool-call.machine.js";
+import { toolBatchMachine, uniqueCallIds } from "./tool-batch.machine.js";
+import { ALONE_CALL_ID, aloneCallSpawn, aloneCallWaitedOn, runsAlone, type AloneCallSettled, type DispatchOutput } from "./alone-call.js";
+import { awaitedNow, type InvokeErrorEvent } from "./awaited-work.js";
 import { transcriptMessages, transcriptOf } from "./transcript.js";
 import {
   plainInvalidCallHint,
@@ -51,7 +53,6 @@ import {
   finalExitReason,
   abandonWarning,
   approvalWarning,
-  hookFailure,
   turnFailed,
   toolCallsOf,
   withStreak,
@@ -64,57 +65,13 @@ import {
 
 export { ABORT_GRACE_MS } from "./abort-grace.js";
 
-/**
- * A failing invoked actor's error event, as the compound states that share one
- * handler for every hook they invoke (`xstate.error.actor.*`) receive it.
- */
-export type InvokeErrorEvent = { type: `xstate.error.actor.${string}`; error: unknown };
-
-/** The batch's output from the event `appending` is entered by: always the tool batch's done event (`dispatching` is its one way in). */
-export const batchOutputOf = (event: { type: string }): ToolBatchOutput => (event as { type: "xstate.done.actor.toolBatch"; output: ToolBatchOutput }).output;
-
-/**
- * The outside work a waiting state's invoked actor stands for, by invoke id: what
- * an abandonment warning and a failure's `errorMessage` name.
- */
-export const AWAITED_BY_INVOKE: Readonly<Record<string, string>> = {
-  pollSteering: "getSteeringMessages",
-  pollFollowUp: "getFollowUpMessages",
-  checkStopAfterTurn: "shouldStopAfterTurn",
-  prepareNextTurn: "prepareNextTurn",
-  prepareRequest: "prepareRequest",
-  finishTurn: "finishTurn",
-  invalidCallHint: "the invalid-call hint",
-  compactContext: "the compaction summarizer",
-  // Its actor never throws (a failing stream is a failed response); if it did, `requesting` would end the turn as for a hook.
-  requestModel: "the model request",
-};
-
-/** What the invoke whose error or done event is `eventType` (`xstate.error.actor.<id>`) stands for. */
-export function awaitedOf(eventType: string): string {
-  const id = eventType.slice(eventType.lastIndexOf(".") + 1);
-  return AWAITED_BY_INVOKE[id] ?? id;
-}
-
-/** The `failTurn`/`exitWith` parameters of a failing invoked hook's error event. */
-export const hookFailureOf = (event: InvokeErrorEvent): { reason: ExitReason; errorMessage: string } => hookFailure(awaitedOf(event.type), event.error);
-
-/**
- * What the loop waits on now, from its live children (the snapshot an action
- * sees is the one before the step). Where the actor gives no snapshot (a pure
- * exploration's stand-in `self`), "a hook".
- */
-function awaitedNow(self: AnyActorRef): string {
-  const children = (self.getSnapshot() as { children?: Record<string, unknown> } | undefined)?.children ?? {};
-  const id = Object.keys(children).find((child) => child in AWAITED_BY_INVOKE);
-  return id !== undefined ? (AWAITED_BY_INVOKE[id] as string) : "a hook";
-}
+export { AWAITED_BY_INVOKE, awaitedOf, hookFailureOf, type InvokeErrorEvent } from "./awaited-work.js";
 
 export const agentLoopSetup = setup({
   types: {
     context: {} as AgentLoopContext,
     input: {} as AgentLoopInput,
-    events: {} as AgentLoopEvent | InvokeErrorEvent,
+    events: {} as AgentLoopEvent | InvokeErrorEvent | AloneCallSettled,
     emitted: {} as AgentEvent,
     output: {} as AgentLoopOutput,
   },
@@ -141,6 +98,8 @@ export const agentLoopSetup = setup({
     finishTurn: fromPromise<TurnDecision | undefined, TurnHookInput>(async () => undefined),
     /** The tool batch of one response: runs its calls, finishes with their results in source order. */
     toolBatch: toolBatchMachine,
+    /** The lone call of a response on the direct path (`dispatching.alone`): the batch's own call machine. */
+    toolCall: toolCallMachine,
     /**
      * Compacts the transcript (`requesting.compacting`): the summary of the older history
      * and how many leading messages it replaces. Stand-in: the real cut, with a fixed
@@ -157,6 +116,8 @@ export const agentLoopSetup = setup({
     notAborted: ({ context }) => !context.aborted,
     responseFailed: (_, response: AssistantMessage) => response.stopReason === "error" || response.stopReason === "aborted",
     hasNoToolCalls: (_, response: AssistantMessage) => toolCallsOf(response).length === 0,
+    /** The response's calls take the direct path: one plain call, which the loop runs without a batch (`alone-call.ts`). */
+    runsAlone: ({ context }, response: AssistantMessage) => runsAlone(context, response),
     isLengthTruncated: (_, response: AssistantMessage) => response.stopReason === "length",
     everyResultTerminates: ({ context }) => context.terminated,
     hasPendingMessages: ({ context }) => context.pending.length > 0,
@@ -246,8 +207,8 @@ export const agentLoopSetup = setup({
      * terminate, and counts the breaker's row: the same rejected call in a row (a
      * refused batch, where nothing was validated, leaves the row as it was).
      */
-    appendBatchResults: enqueueActions(({ context, enqueue }, output: ToolBatchOutput) => {
-      if (resultsAwaitBackfill(context)) {
+    appendBatchResults: enqueueActions(({ context, enqueue }, output: DispatchOutput) => {
+      if (output.direct === true || resultsAwaitBackfill(context)) {
         for (const message of output.results) {
           enqueue.emit({ type: "message_start", message });
           enqueue.emit({ type: "message_end", message });
@@ -293,7 +254,7 @@ export const agentLoopSetup = setup({
         model: update.model ?? context.model,
         thinkingLevel: update.thinkingLevel ?? context.thinkingLevel,
         // A new tool list (it comes with its sequential tools) brings its own policies, or none.
-        settings: update.sequentialTools ? withTools(context.settings, update.sequentialTools, update.toolPolicies) : context.settings,
+        settings: update.sequentialTools ? withTools(context.settings, update.sequentialTools, update.toolPolicies, update.approvalTools) : context.settings,
         pending: update.append && update.append.length > 0 ? [...update.append, ...context.pending] : context.pending,
       };
     }),
@@ -317,6 +278,20 @@ export const agentLoopSetup = setup({
       if (batch !== undefined && batch.getSnapshot().status !== "active") return;
       enqueue.sendTo("toolBatch", { type: params.type });
     }),
+    /** The direct path, as the batch does for an unsettled call: the abort reaches it (awaiting approval it settles aborted; else it honours the run's signal). */
+    abortAloneCall: sendTo(ALONE_CALL_ID, { type: "call.abort", reason: ABORTED_MESSAGE }),
+    /** The direct path, as the batch does: a warning naming the call the run stops waiting on, and the call cancelled (it settles aborted). */
+    abandonAloneCall: enqueueActions(({ context, enqueue }) => {
+      enqueue.emit(abandonWarning(context, aloneCallWaitedOn(context)));
+      enqueue.sendTo(ALONE_CALL_ID, { type: "call.cancel", reason: ABORTED_MESSAGE });
+    }),
+    /** The direct path: spawns the lone call as the batch would spawn it (`alone-call.ts`). */
+    startAloneCall: enqueueActions(({ context, enqueue }) => {
+      const { id, systemId, input } = aloneCallSpawn(context);
+      enqueue.spawnChild("toolCall", { id, ...(systemId !== undefined ? { systemId } : {}), input });
+    }),
+    /** Leaving the direct path stops the lone call (it settled, or the run ended): its `done` state is not final. */
+    stopAloneCall: stopChild(ALONE_CALL_ID),
     /**
      * Hands a decision to the call it names, found by its system id (whatever the
      * batch structure). `always` also records the tool as approved for good and

@@ -167,6 +167,8 @@ export interface NextTurnUpdate {
   thinkingLevel?: ThinkingLevel;
   /** Names of tools that force sequential execution, when the tool list changed. */
   sequentialTools?: string[];
+  /** Names of tools whose calls may wait for approval, when the tool list changed. */
+  approvalTools?: string[];
   /** The tools' policies, when the tool list changed. */
   toolPolicies?: ToolPolicies;
 }

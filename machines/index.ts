@@ -11,6 +11,8 @@ export {
 export { agentLoopSetup, type InvokeErrorEvent } from "./agent-loop.setup.js";
 export { requestingState } from "./requesting.state.js";
 export { betweenTurnsState } from "./between-turns.state.js";
+export { dispatchingState } from "./dispatching.state.js";
+export { ALONE_CALL_ID, runsAlone } from "./alone-call.js";
 export { SINGLE_CALL_ID, singleCallMachine, type SingleCallContext } from "./single-call.machine.js";
 export {
   SLICE_SIZE,

@@ -55,6 +55,12 @@ export interface AgentLoopInput {
   toolExecution?: ToolExecutionMode;
   /** Names of tools that declare `executionMode: "sequential"`. */
   sequentialTools?: string[];
+  /**
+   * Names of tools whose calls may wait for approval (a `needsApproval` that is
+   * `true` or a function). A call of one never takes the direct path
+   * (`dispatching.alone`) unless its tool was approved for good.
+   */
+  approvalTools?: string[];
   maxTurns?: number;
   hooks?: Partial<AgentLoopHooks>;
   /** How long (ms) an aborted run waits for work that ignores the signal (default `ABORT_GRACE_MS`). */
@@ -96,6 +102,8 @@ export interface RunSettings {
   prompts: AgentMessage[];
   toolExecution: ToolExecutionMode;
   sequentialTools: string[];
+  /** See {@link AgentLoopInput.approvalTools}; absent in a snapshot written before the direct path (then no call takes it). */
+  approvalTools?: string[];
   maxTurns?: number;
   hooks: AgentLoopHooks;
   /** The abort grace period (ms): after it, what still ignores the abort is abandoned. */
@@ -130,10 +138,10 @@ export function withStreak(limits: LimitsState, invalidStreak: InvalidCallStreak
   return invalidStreak ? { ...rest, invalidStreak } : rest;
 }
 
-/** `settings` for a new tool list: its sequential tools and its policies (or none). */
-export function withTools(settings: RunSettings, sequentialTools: string[], toolPolicies: ToolPolicies | undefined): RunSettings {
-  const { toolPolicies: _replaced, ...rest } = settings;
-  return { ...rest, sequentialTools, ...(toolPolicies ? { toolPolicies } : {}) };
+/** `settings` for a new tool list: its sequential tools, the tools that may ask for approval, and its policies (or none). */
+export function withTools(settings: RunSettings, sequentialTools: string[], toolPolicies: ToolPolicies | undefined, approvalTools: string[] | undefined): RunSettings {
+  const { toolPolicies: _replaced, approvalTools: _alsoReplaced, ...rest } = settings;
+  return { ...rest, sequentialTools, ...(approvalTools ? { approvalTools } : {}), ...(toolPolicies ? { toolPolicies } : {}) };
 }
 
 /** Context of the loop machine. Plain, JSON-serializable data, never changed in place: every change is a new value. */

@@ -6,7 +6,7 @@
  *             └───────────────────────────────────────────┴▶ injectingPending
  *   injectingPending ─┬─ preparesRequest ─▶ preparingRequest ─┐
  *                     └───────────────────────────────────────┴▶ awaitingResponse
- *   awaitingResponse ─ model.done ─▶ dispatching | betweenTurns (finishingTurn | endingTurn) | done
+ *   awaitingResponse ─ model.done ─▶ dispatching (.alone: one plain call) | betweenTurns (finishingTurn | endingTurn) | done
  *
  * With compaction (`settings.compaction`), `compacting` summarizes older history:
  * entered from `injectingPending` when the estimated context passes
@@ -153,16 +153,22 @@ export const requestingState = agentLoopSetup.createStateConfig({
           },
           {
             guard: { type: "isLengthTruncated", params: ({ event }) => event.message },
-            target: "#agentLoop.dispatching",
+            target: "#agentLoop.dispatching.batch",
             actions: [{ type: "acceptResponse", params: ({ event }) => event }, { type: "refuseCalls", params: { refusal: LENGTH_TRUNCATION_MESSAGE } }],
           },
           // The wrap-up request offered no tools: a call it makes anyway is refused, not run.
           {
             guard: "isWrapUpTurn",
-            target: "#agentLoop.dispatching",
+            target: "#agentLoop.dispatching.batch",
             actions: [{ type: "acceptResponse", params: ({ event }) => event }, { type: "refuseCalls", params: { refusal: WRAP_UP_REFUSAL_MESSAGE } }],
           },
-          { target: "#agentLoop.dispatching", actions: { type: "acceptResponse", params: ({ event }) => event } },
+          // One plain call: the loop runs it itself, without a batch (the direct path).
+          {
+            guard: { type: "runsAlone", params: ({ event }) => event.message },
+            target: "#agentLoop.dispatching.alone",
+            actions: { type: "acceptResponse", params: ({ event }) => event },
+          },
+          { target: "#agentLoop.dispatching.batch", actions: { type: "acceptResponse", params: ({ event }) => event } },
         ],
       },
     },

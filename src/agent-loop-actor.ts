@@ -13,7 +13,7 @@ import { upgradeFlatChartSnapshot } from "./flat-chart-snapshot.js";
 import { rearmDelaysOnStart } from "./rearm-delays.js";
 import { createRequestModelActor } from "./actors/request-model.js";
 import { createAfterToolCallActor, createExecuteToolActor, createPrepareArgumentsAction, createPrepareCallActor } from "./actors/tool-call-actors.js";
-import { createTurnHookActors, sequentialToolNames } from "./actors/turn-hook-actors.js";
+import { approvalToolNames, createTurnHookActors, sequentialToolNames } from "./actors/turn-hook-actors.js";
 import { toolCallMachine } from "../machines/tool-call.machine.js";
 import { linkSlices, toolBatchMachine } from "../machines/tool-batch.machine.js";
 import { describeThrown } from "./describe-thrown.js";
@@ -103,6 +103,8 @@ function provideActorsFrom(machine: typeof agentLoopMachine, servicesOf: Service
       invalidCallHint: createInvalidCallHintActor(servicesOf),
       compactContext: createCompactContextActor(servicesOf),
       toolBatch,
+      // The lone call of the direct path (`dispatching.alone`): the batch's call machine, the same real actors.
+      toolCall,
     },
   });
 }
@@ -110,7 +112,8 @@ function provideActorsFrom(machine: typeof agentLoopMachine, servicesOf: Service
 /**
  * `machine` (default: the shipped loop) with a run's real actors provided: the
  * model request, the turn hooks, and — inside the tool batch the machine
- * provides (and its slices) — the tool-call machine with its real actors, all
+ * provides (and its slices), and for the direct path's lone call — the
+ * tool-call machine with its real actors, all
  * using `services`. With `onEvent`, every actor that emits run events hands them
  * to it ({@link heardBy}). This builds new machines; `createAgentLoopActor`
  * instead uses one machine provided once for every run.
@@ -199,6 +202,7 @@ export function createLoopActorOf(machine: typeof agentLoopMachine, options: Cre
       thinkingLevel: config.thinkingLevel ?? config.reasoning ?? "off",
       toolExecution: config.toolExecution ?? "parallel",
       sequentialTools: sequentialToolNames(services),
+      approvalTools: approvalToolNames(services),
       ...(config.maxTurns !== undefined ? { maxTurns: config.maxTurns } : {}),
       ...(config.abortGraceMs !== undefined ? { abortGraceMs: config.abortGraceMs } : {}),
       ...policyInput(config, context.tools),

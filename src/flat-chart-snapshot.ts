@@ -17,7 +17,7 @@ export const FLAT_STATE_PATHS: Readonly<Record<string, string>> = {
   injectingPending: "requesting.injectingPending",
   preparingRequest: "requesting.preparingRequest",
   requesting: "requesting.awaitingResponse",
-  toolBatch: "dispatching",
+  toolBatch: "dispatching.batch",
   finishingTurn: "betweenTurns.finishingTurn",
   endingTurn: "betweenTurns.endingTurn",
   checkingStop: "betweenTurns.checkingStop",

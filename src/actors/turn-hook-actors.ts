@@ -45,6 +45,7 @@ function updateFrom(services: RunServices, update: AgentLoopTurnUpdate | AgentRe
     next.systemPrompt = update.context.systemPrompt;
     next.messages = [...update.context.messages];
     next.sequentialTools = sequentialToolNames(services);
+    next.approvalTools = approvalToolNames(services);
     const toolPolicies = toolPoliciesOf(services.tools(), services.config.toolDefaults);
     if (toolPolicies) next.toolPolicies = toolPolicies;
   }
@@ -105,6 +106,11 @@ export function createTurnHookActors(servicesOf: ServicesSource) {
       return updateFrom(services, update, "prepareRequest");
     }),
   };
+}
+
+/** Names of the run's tools whose calls may wait for approval (`needsApproval` is `true` or a function). */
+export function approvalToolNames(services: RunServices): string[] {
+  return (services.tools() ?? []).filter((tool) => tool.needsApproval !== undefined && tool.needsApproval !== false).map((tool) => tool.name);
 }
 
 /** Names of the run's tools that force sequential execution. */

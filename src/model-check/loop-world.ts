@@ -32,15 +32,15 @@ import { emittedEvent, sentEvent, spawnedChild, stoppedChild, type RecordedActio
 import { REQUEST_ABORTED_MESSAGE } from "../providers/assistant-stream.js";
 import { failedResponse } from "../messages.js";
 import { ABORTED_MESSAGE } from "../../machines/loop-context.js";
-import type { LoopWorld, LoopWorldMachines, LoopWorldOptions, LoopWorldState, SentEvent, WorldCall, WorldEvent } from "./loop-world-types.js";
-import { DEFAULT_HOOK_OUTCOMES, OWN_SOURCES, SETTLE_TEXT, STUB_MODEL, callEvents, compactionEvents, hookEvents, marksInvalid, modelEvents, pendingOf, result, waitingOn } from "./world-answers.js";
+import { LOOP_PARENT, type LoopWorld, type LoopWorldMachines, type LoopWorldOptions, type LoopWorldState, type SentEvent, type WorldCall, type WorldEvent } from "./loop-world-types.js";
+import { DEFAULT_HOOK_OUTCOMES, OWN_SOURCES, STUB_MODEL, callEvents, compactionEvents, hookEvents, modelEvents, pendingOf, result } from "./world-answers.js";
 import { checkRequestContext } from "./request-context.js";
 import { transcriptMessages, type Transcript } from "../../machines/transcript.js";
-import type { ToolCallContext } from "../../machines/tool-call.machine.js";
 import { abstractBatch, abstractCall, defaultAbstractContext } from "./world-abstraction.js";
 import { registerStandInCall, standInsOf } from "./world-stand-ins.js";
+import { hangWorld } from "./world-hang.js";
 
-export type { HookOutcome, LoopWorld, LoopWorldMachines, LoopWorldOptions, LoopWorldState, SentEvent, WorldBatch, WorldCall, WorldEvent } from "./loop-world-types.js";
+export { LOOP_PARENT, type HookOutcome, type LoopWorld, type LoopWorldMachines, type LoopWorldOptions, type LoopWorldState, type SentEvent, type WorldBatch, type WorldCall, type WorldEvent } from "./loop-world-types.js";
 export { SERIAL_TOOL, TOOL, baseLoopInput, sampleMessage, worldPrepareArguments } from "./world-answers.js";
 export { defaultAbstractContext } from "./world-abstraction.js";
 
@@ -137,7 +137,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         if (!sent || sent.to !== parentId) continue;
         // A call rejected in preparation (also when it prepared synchronously, with no world step of its own).
         observeSentToBatch(monitor, sent.event);
-        queue.push({ to: { batch: call.parent }, event: sent.event as SentEvent });
+        queue.push({ to: call.parent === LOOP_PARENT ? "loop" : { batch: call.parent }, event: sent.event as SentEvent });
       }
     };
     const startCall = (parent: string, id: string, callInput: CallInput) => {
@@ -219,6 +219,11 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           startBatch(spawned.id, spawned.id, null, spawned.input);
           continue;
         }
+        // The direct path: the loop spawns its lone call itself.
+        if (spawned && spawned.src === "toolCall") {
+          startCall(LOOP_PARENT, spawned.id, spawned.input as CallInput);
+          continue;
+        }
         // I9: what the request carries pairs every call with exactly one result.
         if (spawned && spawned.src === "requestModel") {
           const requested = (spawned.input as { messages?: Transcript } | undefined)?.messages;
@@ -237,14 +242,17 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           queue.push({ to: { batch: sent.to }, event: sent.event as SentEvent });
           continue;
         }
-        // An approval decision (or call.preapprove) the loop sends to a call it found by its system id.
-        const found = sent ? calls.find((call) => call.callId === sent.to) : undefined;
+        // An approval decision (or call.preapprove) the loop sends to a call it found by its system id, or the word for its lone call.
+        const found = sent ? calls.find((call) => call.callId === sent.to || (call.parent === LOOP_PARENT && call.id === sent.to)) : undefined;
         if (sent && found) {
           queue.push({ to: { call: found.id }, event: sent.event as SentEvent });
           continue;
         }
         const stopped = stoppedChild(action);
-        if (stopped !== undefined) removeBatch(stopped);
+        if (stopped !== undefined) {
+          calls = calls.filter((call) => !(call.parent === LOOP_PARENT && call.id === stopped));
+          removeBatch(stopped);
+        }
       }
     };
     const deliverToCall = (id: string, sent: SentEvent) => {
@@ -308,58 +316,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
   const ABORT: WorldEvent = { type: "run.abort", send: { type: "run.abort" }, fact: { abort: true } };
   const ABANDON: WorldEvent = { type: "abort grace period ends", send: { type: "run.abandon" }, abandons: true };
 
-  /** What the loop and its calls still wait on, for the message of a run that never ends. */
-
-  /** The actor a call waits on (prepareCall, executeTool, afterToolCall) and its child id, if any. */
-
-  /**
-   * Nothing pending ever settles again: the abort comes (if it has not), then its
-   * grace period ends (if it has not), and the run must then be done. Work that
-   * runs no user function still settles as it does at run time: preparation without
-   * `beforeToolCall` (synchronous), preparation or execution that starts after the
-   * abort (it settles at once as aborted), and the model request told to give up.
-   */
-  const hang = (state: LoopWorldState): LoopWorldState => {
-    const hungBefore = new Set(
-      state.calls.flatMap((call) => {
-        const pending = pendingOf(call);
-        const hooked = (call.snapshot.context as ToolCallContext).hooks?.beforeToolCall === true;
-        return pending && (pending.src !== "prepareCall" || hooked) ? [call.id] : [];
-      }),
-    );
-    let at = state;
-    const settleWhatRunsNoUserCode = () => {
-      for (let settled = true; settled && at.status === "active" && at.violations.length === 0; ) {
-        settled = false;
-        for (const call of at.calls) {
-          const pending = pendingOf(call);
-          if (!pending || hungBefore.has(call.id)) continue;
-          const context = call.snapshot.context as ToolCallContext;
-          let output: unknown;
-          if (pending.src === "prepareCall" && !at.monitor.aborted) {
-            output = marksInvalid(context) ? { settled: { result: result(SETTLE_TEXT.invalid, false), isError: true, rejected: "invalidArguments" } } : { args: context.toolCall.arguments };
-          } else if (pending.src === "prepareCall") output = { settled: { result: result(ABORTED_MESSAGE, false), isError: true } };
-          else if (pending.src === "executeTool") output = { result: result(ABORTED_MESSAGE, false), isError: true };
-          else continue;
-          at = run(at, { to: { call: call.id }, event: { type: `xstate.done.actor.${pending.id}`, output } });
-          settled = true;
-          break;
-        }
-      }
-    };
-    settleWhatRunsNoUserCode();
-    for (const step of [at.monitor.aborted ? undefined : ABORT, at.abandoned ? undefined : ABANDON]) {
-      if (!step || at.status !== "active" || at.violations.length > 0) continue;
-      at = run(at, { to: "loop", event: step.send as SentEvent }, step);
-      settleWhatRunsNoUserCode();
-    }
-    if (at.status !== "active" || at.violations.length > 0) return at;
-    const stuck: StepViolation = {
-      invariant: "I3",
-      message: `the run never ends when what it awaits never settles: after the abort and its grace period it still waits on ${waitingOn(at)} (in ${JSON.stringify(at.loop.value)})`,
-    };
-    return { ...at, violations: [stuck] };
-  };
+  const hang = (state: LoopWorldState): LoopWorldState => hangWorld(state, (at, delivery, event) => run(at, delivery as Delivery, event), ABORT, ABANDON);
 
   return {
     initial,

@@ -16,6 +16,7 @@ import {
   initialConfiguration,
   macrostepTargets,
   raisedEventTypes,
+  transitionsOn,
   valueKey,
   valueOf,
   type Configuration,
@@ -225,14 +226,24 @@ export function verifyTraceLines(lines: readonly TraceLine[], options: VerifyTra
 }
 
 /**
+ * What a tool call reports to its parent (a batch, or the loop on the direct path). Only
+ * a call the parent's current state runs sends it, and every state that runs calls
+ * handles it: in a configuration that does not, it cannot arrive.
+ */
+const CALL_REPORTS: ReadonlySet<string> = new Set(["tool.prepared", "tool.settled"]);
+
+/**
  * Why `event` could not have reached an actor in `configuration`, for the events a state
- * causes: an invoked actor's done/error event needs a state that invokes it, a delayed
- * transition's event needs its state active. Undefined when the event may arrive.
+ * causes: an invoked actor's done/error event needs a state that invokes it, a call's
+ * report a state that runs calls. Undefined when the event may arrive.
  */
 function internalEventCause(track: ActorTrack, event: string): string | undefined {
   const actor = /^xstate\.(?:done|error)\.actor\.(.+)$/.exec(event)?.[1];
   if (actor !== undefined && !track.invoked.has(actor)) {
     return `no state invoked "${actor}" since its last result, so ${event} cannot arrive here`;
+  }
+  if (CALL_REPORTS.has(event) && track.configuration !== undefined && transitionsOn(track.configuration, event).length === 0) {
+    return `no state of ${describeValue(track.value)} runs a tool call, so ${event} cannot arrive here`;
   }
   return undefined;
 }

@@ -95,8 +95,9 @@ export function sessionStateOf(snapshot: PersistedLoop): SessionState {
  */
 export function blockedOnApproval(snapshot: PersistedLoop): string[] | undefined {
   if (snapshot.status !== "active") return undefined;
-  const value = snapshot.value;
-  if (value !== "dispatching") return undefined;
+  const value = snapshot.value as unknown;
+  // `dispatching` (a snapshot written before the direct path), or either of its children.
+  if (value !== "dispatching" && !(typeof value === "object" && value !== null && "dispatching" in value)) return undefined;
   const waiting: string[] = [];
   let busy = false;
   const visit = (children: ChildSnapshots) => {

@@ -94,7 +94,7 @@ describe("snapshots the flat chart wrote", () => {
     const flatSnapshot = { status: "active", value: "pollingFollowUp", context: { turn: 2 } };
     expect(upgradeFlatChartSnapshot(flatSnapshot)).toEqual({ status: "active", value: { betweenTurns: "pollingFollowUp" }, context: { turn: 2 } });
     expect(flatSnapshot.value).toBe("pollingFollowUp");
-    expect(upgradeFlatChartSnapshot({ value: "toolBatch" }).value).toBe("dispatching");
+    expect(upgradeFlatChartSnapshot({ value: "toolBatch" }).value).toEqual({ dispatching: "batch" });
     expect(upgradeFlatChartSnapshot({ value: "requesting" }).value).toEqual({ requesting: "awaitingResponse" });
     const hierarchical = { value: { requesting: "awaitingResponse" } };
     expect(upgradeFlatChartSnapshot(hierarchical)).toBe(hierarchical);
@@ -120,8 +120,8 @@ describe("snapshots the flat chart wrote", () => {
     const record = checkRecord(JSON.parse(JSON.stringify(stored)), { path: "s1.json" }, "s1");
     expect(SESSION_FORMAT_VERSION).toBe(2);
     expect(record.version).toBe(SESSION_FORMAT_VERSION);
-    expect((record.snapshot as { value: unknown }).value).toBe("dispatching");
+    expect((record.snapshot as { value: unknown }).value).toEqual({ dispatching: "batch" });
     const current = checkRecord(JSON.parse(JSON.stringify({ ...stored, version: 2, snapshot: record.snapshot })), { path: "s1.json" }, "s1");
-    expect((current.snapshot as { value: unknown }).value).toBe("dispatching");
+    expect((current.snapshot as { value: unknown }).value).toEqual({ dispatching: "batch" });
   });
 });

@@ -200,7 +200,7 @@ describe("persisted snapshots and restore", () => {
       actor.subscribe({ complete: () => resolve() });
       actor.start();
     });
-    expect(taken.some(({ snapshot }) => snapshot.value === "dispatching")).toBe(true);
+    expect(taken.some(({ snapshot }) => snapshot.matches({ dispatching: "batch" }))).toBe(true);
     for (const { snapshot, json } of taken) expect(JSON.stringify(snapshot.context)).toBe(json);
   });
 

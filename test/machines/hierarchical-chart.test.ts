@@ -84,8 +84,9 @@ describe("the hierarchical loop chart", () => {
       // finishTurn runs before turn_end (it emits it), and the hint runs no user code (no warning).
       "betweenTurns.finishingTurn",
       "betweenTurns.hintingInvalidCall",
-      // The batch and the model request are told to give up instead of being left.
-      "dispatching",
+      // The batch (or the direct path's lone call) and the model request are told to give up instead of being left.
+      "dispatching.alone",
+      "dispatching.batch",
       "requesting",
       "requesting.awaitingResponse",
     ]);
@@ -95,8 +96,8 @@ describe("the hierarchical loop chart", () => {
       "betweenTurns.finishingTurn",
       "betweenTurns.finishingTurn",
     ]);
-    // run.abort is declared on the machine (and on dispatching, which passes it to the batch), nowhere else.
-    expect(declaredOn("run.abort")).toEqual(["", "dispatching"]);
+    // run.abort is declared on the machine (and on dispatching's children, which pass it to the batch or the lone call), nowhere else.
+    expect(declaredOn("run.abort")).toEqual(["", "dispatching.alone", "dispatching.batch"]);
   });
 
   it("maps every flat state to a state of the hierarchy", () => {

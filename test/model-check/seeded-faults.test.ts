@@ -7,6 +7,7 @@ import {
   dropsBlockedResult,
   executesLengthTruncatedCalls,
   ignoresAbortWhileExecuting,
+  keepsWaitingOnTheLoneCall,
   releasesAllQueuedCalls,
   runsCallsOfAFailedResponse,
 } from "./seeded-faults.js";
@@ -60,6 +61,16 @@ describe("the model checker catches seeded faults", () => {
     // The shipped machine ends that run aborted after turn_end.
     const shipped = checkAgentLoop(agentLoopMachine, { turns: 1, maxCalls: 1, configurations: [{ name: "shouldStopAfterTurn", input: { hooks: { shouldStopAfterTurn: true } as never } }] });
     expect(shipped.violations).toEqual([]);
+  });
+
+  it("reports I3 when the direct path keeps waiting on a lone call that ignores the abort, and not for the shipped machine", () => {
+    const plain = { turns: 1, maxCalls: 1, configurations: [{ name: "no hooks", input: {} }] };
+    const violation = found(checkAgentLoop(keepsWaitingOnTheLoneCall, plain), "I3", /never ends when what it awaits never settles: .* waits on executeTool/);
+    expect(violation.path[0]).toMatch(/^model\.done\(1 call\)$/);
+    const shipped = checkAgentLoop(agentLoopMachine, plain);
+    expect(shipped.violations).toEqual([]);
+    // The direct path was explored: its transitions are covered.
+    expect(shipped.coverage.uncovered.filter((key) => key.includes("alone"))).toEqual([]);
   });
 
   it("reports I1 when the tool call kept from an invalid done event is run", () => {

@@ -84,6 +84,14 @@ export const ignoresAbortWhileExecuting: FaultyMachine = agentLoopMachine.provid
   },
 });
 
+/**
+ * The direct path forgets the lone call when the abort's grace period runs out:
+ * it neither warns nor cancels it, so a tool that ignores the abort hangs the run.
+ */
+export const keepsWaitingOnTheLoneCall: FaultyMachine = agentLoopMachine.provide({
+  actions: { abandonAloneCall: () => undefined },
+});
+
 /** Forgets that the grace period ran out: after abandoning a batch it asks the next hook, which may never answer. */
 export const asksHooksAfterTheAbandon: FaultyMachine = agentLoopMachine.provide({
   guards: { wasAbandoned: () => false },

@@ -110,6 +110,30 @@ describe("verifyTrace", () => {
     });
   }
 
+  it("should check a run whose one-call turns take the direct path (the loop parents the call, no batch)", async () => {
+    const file = await recordScenario({ exit: "completed", responses: [{ calls: [call("a")] }, { calls: [call("b")] }, { text: "done" }] });
+    const records = (await readFile(file, "utf8")).split("\n").slice(0, -1).map((line) => inspectOf(JSON.parse(line) as Record<string, unknown>));
+    const machines = records.filter((inspect) => inspect?.type === "@xstate.actor").map((inspect) => inspect?.machineId);
+    expect(machines).toContain("toolCall");
+    expect(machines).not.toContain("toolBatch");
+    expect(records.some((inspect) => JSON.stringify(inspect?.snapshot?.value) === JSON.stringify({ dispatching: "alone" }))).toBe(true);
+    const verification = await verifyTrace(file);
+    expect(verification.failure).toBeUndefined();
+    // the loop and the two lone calls
+    expect(verification.actors).toBeGreaterThanOrEqual(3);
+  });
+
+  it("should fail a direct-path trace whose step into dispatching.alone was cut: the lone call's report cannot reach the loop outside it", async () => {
+    const source = await recordScenario({ exit: "completed", responses: [{ calls: [call("a")] }, { text: "done" }] });
+    const { file, line } = await tamper(source, "direct-cut.jsonl", await loopSnapshot(source, { eventType: "model.done" }), () => undefined);
+    const verification = await verifyTrace(file);
+    expect(verification.conforms).toBe(false);
+    expect(verification.failure).toMatchObject({ machineId: "agentLoop", event: "tool.settled" });
+    // The first loop step after the cut one: the lone call's settle.
+    expect(verification.failure?.line).toBeGreaterThanOrEqual(line);
+    expect(verification.failure?.reason).toMatch(/runs a tool call, so tool\.settled cannot arrive here/);
+  });
+
   it("should check every actor of a parallel, length-truncated run (loop, batches and calls)", async () => {
     const file = join(dir, "sample.jsonl");
     await recordSampleRun(file);

@@ -204,22 +204,24 @@ describe("a batch the caps do not bind", () => {
     actor.start();
     const calls: ToolCall[] = Array.from({ length: count }, (_, index) => ({ type: "toolCall", id: `c${index}`, name: "t", arguments: {} }));
     actor.send({ type: "model.done", message: assistant({ calls }), started: false });
-    const batch = actor.getSnapshot().children.toolBatch as AnyActorRef;
-    const snapshot = batch.getSnapshot() as { value: unknown; context: Record<string, unknown> };
+    const batch = actor.getSnapshot().children.toolBatch as AnyActorRef | undefined;
+    const snapshot = batch?.getSnapshot() as { value: unknown; context: Record<string, unknown> } | undefined;
     actor.stop();
     return snapshot;
   }
 
   it("runs exactly as an uncapped one: no handshake, no caps or queue in its context", () => {
-    const plain = batchAfter(3, {});
-    for (const unbound of [batchAfter(3, { concurrency: 3 }), batchAfter(3, { maxParallelCalls: 3 }), batchAfter(1, { concurrency: 1, maxParallelCalls: 1 })]) {
+    const plain = batchAfter(3, {})!;
+    for (const unbound of [batchAfter(3, { concurrency: 3 }), batchAfter(3, { maxParallelCalls: 3 })].map((found) => found!)) {
       expect(unbound.value).toEqual({ parallel: "running" });
       expect(Object.keys(unbound.context).sort()).toEqual(Object.keys(plain.context).sort());
       expect(Object.keys(unbound.context.layout as object).sort()).toEqual(Object.keys(plain.context.layout as object).sort());
       expect(unbound.context.layout).toMatchObject({ handshake: false });
       expect(unbound.context).not.toHaveProperty("queue");
     }
-    const bound = batchAfter(3, { concurrency: 2 });
+    // One call: no cap binds, and no batch at all (the direct path, `dispatching.alone`).
+    expect(batchAfter(1, { concurrency: 1, maxParallelCalls: 1 })).toBeUndefined();
+    const bound = batchAfter(3, { concurrency: 2 })!;
     expect(bound.context).toMatchObject({ layout: { caps: { perTool: { t: 2 } }, handshake: true }, queue: { executing: { t: 2 } } });
     expect(bound.value).toEqual({ capped: "running" });
   });

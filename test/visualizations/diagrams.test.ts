@@ -31,7 +31,8 @@ describe("generated diagrams", () => {
     expect(lines.some((line) => line.trim().startsWith("%%"))).toBe(false);
     expect(edges).toBe(machineTransitions(loop).length);
     expect(lines).toContain("  agentLoop__any --> agentLoop__any: run.abort [notAborted]");
-    expect(lines).toContain("  agentLoop_requesting_awaitingResponse --> agentLoop_dispatching: model.done [isLengthTruncated]");
+    expect(lines).toContain("  agentLoop_requesting_awaitingResponse --> agentLoop_dispatching_batch: model.done [isLengthTruncated]");
+    expect(lines).toContain("  agentLoop_requesting_awaitingResponse --> agentLoop_dispatching_alone: model.done [runsAlone]");
     expect(lines.join("\n")).not.toContain("xstate.done.actor");
   });
 
