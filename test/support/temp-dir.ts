@@ -3,7 +3,9 @@
  *
  * `tempDir(prefix)` / `tempDirSync(prefix)` create a directory under `os.tmpdir()` (the
  * run's own directory, see `test/support/global-temp-dir.ts`) and remember it; an
- * `afterAll` hook registered when this module loads removes every one the file made.
+ * `afterAll` hook registered when this module loads removes every one the file made
+ * (outside vitest — the benchmarks reuse the CLI and DBOS fixtures — they are
+ * removed when the process exits).
  * `childTmpDir()` is one such directory, made on first use, for the `TMPDIR` of child
  * processes (the CLI's demo workspace, the bash tool's full-output files), so what
  * they leave is removed with it.
@@ -17,11 +19,17 @@ import { afterAll } from "vitest";
 const made: string[] = [];
 let childDir: string | undefined;
 
-afterAll(async () => {
-  const dirs = made.splice(0);
-  childDir = undefined;
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
+if (process.env.VITEST) {
+  afterAll(async () => {
+    const dirs = made.splice(0);
+    childDir = undefined;
+    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+} else {
+  process.once("exit", () => {
+    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+}
 
 /** A fresh directory `<tmpdir>/<prefix>XXXXXX`, removed after the file's tests. */
 export async function tempDir(prefix: string): Promise<string> {
