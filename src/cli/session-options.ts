@@ -4,12 +4,13 @@
  */
 import type { InspectionEvent } from "xstate";
 import { STREAM_IDLE_TIMEOUT_MS } from "../actors/request-model.js";
-import type { CompactionConfig } from "../compaction/compaction-settings.js";
+
 import type { CheckpointPolicy } from "../sessions/session-checkpoint.js";
 import type { SessionStore } from "../sessions/session-store.js";
-import type { AgentLoopConfig, AgentMessage, AgentTool, ExitReason, Message, ThinkingLevel } from "../types.js";
+import type { AgentLoopConfig, AgentMessage, AgentTool, ExitReason, Message } from "../types.js";
 import type { ApprovalDecision } from "./approval-prompt.js";
 import type { CliIo } from "./cli-io.js";
+import type { RunArgs } from "./parse-run-args.js";
 import type { ResolvedModel } from "./resolve-model.js";
 import type { RunStats } from "./run-stats.js";
 
@@ -35,8 +36,15 @@ export interface DurableSessionOptions {
   checkpoints?: CheckpointPolicy;
 }
 
-/** Options of `runSession` (`run-session.ts`). */
-export interface SessionOptions {
+/**
+ * The run flags `runSession` takes as `loopchart run` parsed them (`RunArgs` documents
+ * each); `resume`, `approve` and `reject` give what their session recorded.
+ */
+type RunFlags = Partial<Pick<RunArgs, "thinkingLevel" | "wrapUp" | "budgetUsd" | "toolTimeoutMs" | "idleTimeoutMs" | "maxTimeMs" | "compaction" | "maxRetries" | "tracePath" | "inspectUrl">> &
+  Pick<RunArgs, "json">;
+
+/** Options of `runSession` (`run-session.ts`): the run's flags, and what it runs with. */
+export interface SessionOptions extends RunFlags {
   io: CliIo;
   /** The prompt; ignored when restoring a durable session's run. */
   prompt: string;
@@ -47,28 +55,6 @@ export interface SessionOptions {
   cwd: string;
   systemPrompt: string;
   maxTurns?: number;
-  /** `--thinking`: the run's reasoning level. */
-  thinkingLevel?: ThinkingLevel;
-  /** `--wrap-up`: one last request without tools at the turn cap or the budget. */
-  wrapUp?: boolean;
-  /** `--budget-usd`: the run's cost ceiling. */
-  budgetUsd?: number;
-  /** `--tool-timeout` in milliseconds: every tool call's limit. */
-  toolTimeoutMs?: number;
-  /** `--idle-timeout` in milliseconds: the loop's `streamIdleTimeoutMs` (default {@link STREAM_IDLE_TIMEOUT_MS}). */
-  idleTimeoutMs?: number;
-  /** `--max-time` in milliseconds: the run is aborted (exit reason `aborted`) when it runs longer. */
-  maxTimeMs?: number;
-  /** `--compact` / `--no-compact`: compaction settings, false for off; absent, on with the model's window. */
-  compaction?: CompactionConfig | false;
-  /** Passed to the stream function as `maxRetries` when set. */
-  maxRetries?: number;
-  /** Absolute path of the JSONL trace to write, if any. */
-  tracePath?: string;
-  /** Where to send the run live (`--inspect`). */
-  inspectUrl?: string;
-  /** `--json`: events as JSON lines instead of the human view. */
-  json: boolean;
   /** The CLI's arguments, for the trace header (redacted there). */
   argv: readonly string[];
   /** Store the run as a durable session. */
