@@ -2,7 +2,8 @@
  * The agent loop as one statechart. Its top level is the seed's cycle:
  *
  *   requesting ──▶ dispatching ──▶ appending ──▶ betweenTurns ─┬─▶ requesting (the next turn)
- *        │                                        ▲            └─▶ done (final; the exit reason on the output)
+ *        │                            │           ▲            └─▶ done (final; the exit reason on the output)
+ *        │                            └─ plainTurn ─▶ requesting (the plain turn: turn_end, the next request)
  *        └─ a response without tool calls ────────┘
  *
  * - **requesting** (`requesting.state.ts`): the first turn's steering poll, the
@@ -19,6 +20,8 @@
  *   (`message_start`/`message_end`) in source order and its results appended; a
  *   sequential batch emitted each result message right after its call (as pi
  *   does), so `appending` only appends them. The lone call's is emitted here.
+ *   A plain turn (`plainTurn`, `plain-turn.ts`) emits `turn_end` and
+ *   starts the next request from here, without entering `betweenTurns`.
  * - **betweenTurns** (`between-turns.state.ts`): `finishTurn`, `turn_end`,
  *   `shouldStopAfterTurn`, the steering poll, the decision, the follow-up poll,
  *   the invalid-call breaker, the budget and `maxTurns` (and their wrap-up
@@ -106,7 +109,12 @@ export const agentLoopMachine = agentLoopSetup.createMachine({
     // The backfill: the batch's results join the transcript in source order (a parallel batch's messages are emitted here).
     appending: {
       entry: { type: "appendBatchResults", params: ({ event }) => dispatchOutputOf(event) },
-      always: [{ guard: "asksFinishTurn", target: "betweenTurns.finishingTurn" }, { target: "betweenTurns.endingTurn" }],
+      always: [
+        { guard: "asksFinishTurn", target: "betweenTurns.finishingTurn" },
+        // The plain turn (`plain-turn.ts`): turn_end, and the next request at once.
+        { guard: "plainTurn", target: "requesting.awaitingResponse", actions: ["emitTurnEnd", "startTurn"] },
+        { target: "betweenTurns.endingTurn" },
+      ],
     },
     betweenTurns: betweenTurnsState,
     done: {

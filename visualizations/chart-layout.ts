@@ -235,8 +235,10 @@ function elkOptions(extra: Record<string, string>): Record<string, string> {
     "elk.layered.spacing.edgeEdgeBetweenLayers": "10",
     "elk.layered.nodePlacement.strategy": "NETWORK_SIMPLEX",
     "elk.edgeLabels.inline": "false",
-    // A label sits near where its arrow starts (the state it leaves), not halfway down a long arrow.
-    "elk.layered.edgeLabels.centerLabelPlacementStrategy": "TAIL_LAYER",
+    // A label sits near where its arrow ends (the state it enters), not halfway down a long arrow: the
+    // labels of the arrows leaving one state then stack in different layers, so the loop's top level
+    // stays narrow enough to read at 100 % beside the timeline.
+    "elk.layered.edgeLabels.centerLabelPlacementStrategy": "HEAD_LAYER",
     // Break cycles along a depth-first walk from the initial state: the chart reads down in the order the run goes.
     "elk.layered.cycleBreaking.strategy": "DEPTH_FIRST",
     "elk.randomSeed": "1",

@@ -57,7 +57,8 @@ export interface CheckAgentLoopOptions {
  * report `tool.prepared` and wait for their go) and one turn; pi 1.x's turn hooks
  * (`prepareRequest`, `finishTurn`, `prepareNextTurn`) with follow-up and
  * `maxTurns`; `shouldStopAfterTurn` and `finishTurn` (so a `continue` decision
- * meets no follow-up poll) with sequential tools and no cap. (A hook alone takes
+ * meets no follow-up poll) with sequential tools and no cap; `finishTurn` alone (a
+ * turn it lets go on is a plain turn from `endingTurn`). (A hook alone takes
  * the paths that skip the others.) Three more, one turn each, let the world ask
  * for approval (`approvals`): parallel without and with `beforeToolCall` (the
  * handshake, in slices), and sequential. Two capped ones (a tool's `concurrency`
@@ -93,6 +94,8 @@ export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAUL
       name: `pi 1.x turn hooks (prepareRequest, finishTurn, prepareNextTurn) and follow-up, parallel, maxTurns ${turns}`,
       input: { hooks: { prepareRequest: true, finishTurn: true, prepareNextTurn: true, followUp: true } as never, maxTurns: turns },
     },
+    // finishTurn alone: a turn it lets go on is a plain turn from endingTurn (appending's shortcut skips it otherwise).
+    { name: `finishTurn only, parallel, maxTurns ${turns}`, input: { hooks: { finishTurn: true } as never, maxTurns: turns } },
     {
       name: "shouldStopAfterTurn and finishTurn, sequential, no maxTurns",
       input: { hooks: { shouldStopAfterTurn: true, finishTurn: true } as never, toolExecution: "sequential" },
