@@ -105,7 +105,7 @@ export const agentLoopMachine = agentLoopSetup.createMachine({
     dispatching: dispatchingState,
     // The backfill: the batch's results join the transcript in source order (a parallel batch's messages are emitted here).
     appending: {
-      entry: { type: "appendBatchResults", params: ({ event }) => dispatchOutputOf(event) },
+      entry: { type: "appendBatchResults", params: ({ context, event }) => dispatchOutputOf(context, event) },
       always: [{ guard: "asksFinishTurn", target: "betweenTurns.finishingTurn" }, { target: "betweenTurns.endingTurn" }],
     },
     betweenTurns: betweenTurnsState,

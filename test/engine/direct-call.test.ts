@@ -6,113 +6,12 @@
  * the call is aborted, abandoned, or the run is restored mid-call.
  */
 import { describe, expect, it } from "vitest";
-import { Type } from "typebox";
 import type { AnyActorRef } from "xstate";
 import { ALONE_CALL_ID } from "../../machines/index.js";
 import { createAgentLoopActor } from "../../src/xstate/index.js";
-import { createLoopActorOf, runMachine } from "../../src/agent-loop-actor.js";
-import type { AgentEvent, AgentLoopConfig, AgentMessage, AgentTool, StreamFn } from "../../src/types.js";
+import type { AgentEvent, AgentLoopConfig, AgentTool } from "../../src/types.js";
 import { baseConfig, mockStream, user, type MockResponse } from "../helpers/mock-stream.js";
-
-const parameters = Type.Object({ text: Type.String() });
-
-type Behaviour = "echo" | "throw" | "terminate" | "waitForAbort" | "ignoreAbort";
-
-/** A tool named `name` that echoes, throws, terminates, waits for the run's abort, or never settles. */
-function tool(name = "echo", behaviour: Behaviour = "echo", extra: Partial<AgentTool<typeof parameters>> = {}): AgentTool<typeof parameters> {
-  return {
-    name,
-    label: name,
-    description: `${name} (${behaviour})`,
-    parameters,
-    execute: (_id, args, signal) => {
-      if (behaviour === "throw") return Promise.reject(new Error(`${name} failed on ${args.text}`));
-      if (behaviour === "waitForAbort") {
-        return new Promise((_resolve, reject) => signal?.addEventListener("abort", () => reject(new Error("stopped by the abort")), { once: true }));
-      }
-      if (behaviour === "ignoreAbort") return new Promise(() => undefined);
-      return Promise.resolve({ content: [{ type: "text" as const, text: `${name}: ${args.text}` }], details: { n: args.text.length }, ...(behaviour === "terminate" ? { terminate: true } : {}) });
-    },
-    ...extra,
-  };
-}
-
-const call = (id: string, text = id, name = "echo") => ({ id, name, arguments: { text } });
-
-/** Answers by how many assistant messages the request holds, so a restored run is asked what the original was. */
-function turnStream(responses: MockResponse[]): StreamFn {
-  return (model, context, options) => {
-    const turn = context.messages.filter((message) => message.role === "assistant").length;
-    return mockStream([responses[turn] ?? { text: "(script exhausted)" }])(model, context, options);
-  };
-}
-
-interface Observed {
-  events: AgentEvent[];
-  /** Every `dispatching` child the loop was in, in order (`alone` or `batch`). */
-  dispatched: string[];
-  /** Whether a tool batch actor was ever a child of the loop. */
-  sawBatch: boolean;
-  messages: AgentMessage[];
-  exitReason: string;
-}
-
-interface RunOptions {
-  responses: MockResponse[];
-  tools?: AgentTool<typeof parameters>[];
-  config?: Partial<AgentLoopConfig>;
-  /** Aborts the run as soon as a tool starts executing. */
-  abortOnToolStart?: boolean;
-  /** Runs the shipped machine with the direct path closed (`runsAlone` false): every call goes through the batch. */
-  viaBatch?: boolean;
-  snapshot?: unknown;
-  /** Called with each persisted snapshot taken while the loop is in `dispatching.alone` with the call executing. */
-  onAloneSnapshot?: (snapshot: unknown, actor: AnyActorRef) => void;
-}
-
-async function run(options: RunOptions): Promise<Observed> {
-  const controller = new AbortController();
-  const events: AgentEvent[] = [];
-  const dispatched: string[] = [];
-  let sawBatch = false;
-  const tools = (options.tools ?? [tool()]).map((each) =>
-    options.abortOnToolStart ? { ...each, execute: (...args: Parameters<typeof each.execute>) => (queueMicrotask(() => controller.abort()), each.execute(...args)) } : each,
-  );
-  const create = (loopOptions: Parameters<typeof createAgentLoopActor>[0]) =>
-    options.viaBatch ? createLoopActorOf(runMachine().provide({ guards: { runsAlone: () => false } }), loopOptions) : createAgentLoopActor(loopOptions);
-  const actor = create({
-    prompts: [{ role: "user", content: "go", timestamp: 1 }],
-    context: { systemPrompt: "test", messages: [], tools },
-    config: baseConfig({ abortGraceMs: 30, ...options.config }),
-    streamFn: turnStream(options.responses),
-    signal: controller.signal,
-    ...(options.snapshot ? { snapshot: options.snapshot as never } : {}),
-    onEvent: (event) => events.push(event),
-  });
-  actor.subscribe((snapshot) => {
-    if (snapshot.children.toolBatch) sawBatch = true;
-    const value = snapshot.value as unknown;
-    const child = typeof value === "object" && value !== null ? (value as { dispatching?: string }).dispatching : undefined;
-    if (child !== undefined && dispatched.at(-1) !== child) dispatched.push(child);
-    if (child === "alone" && options.onAloneSnapshot) {
-      const callValue = (snapshot.children[ALONE_CALL_ID] as AnyActorRef | undefined)?.getSnapshot().value as unknown;
-      if (typeof callValue === "object" && callValue !== null && "executing" in callValue) options.onAloneSnapshot(actor.getPersistedSnapshot(), actor);
-    }
-  });
-  const output = await new Promise<{ exitReason: string; messages: AgentMessage[] }>((resolve) => {
-    actor.subscribe({ complete: () => resolve(actor.getSnapshot().output as { exitReason: string; messages: AgentMessage[] }) });
-    actor.start();
-  });
-  return { events, dispatched, sawBatch, messages: output.messages, exitReason: output.exitReason };
-}
-
-/** `value` without the fields two runs at different times differ in. */
-function withoutClocks(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value), (key, field: unknown) => (key === "timestamp" || key === "durationMs" ? undefined : field));
-}
-
-/** A `beforeToolCall` that does nothing: its run takes the batch's path (the hook needs the handshake). */
-const noOpHook: Partial<AgentLoopConfig> = { beforeToolCall: async () => undefined };
+import { call, noOpHook, parameters, run, tool, turnStream, withoutClocks, type RunOptions } from "./direct-path-harness.js";
 
 describe("the direct path for a turn with one plain call", () => {
   const oneCall: MockResponse[] = [{ calls: [call("c1", "hello")] }, { text: "done" }];
@@ -134,9 +33,8 @@ describe("the direct path for a turn with one plain call", () => {
     }
   });
 
-  it("is not taken when a batch could differ: two calls, beforeToolCall, a needsApproval function, length truncation", async () => {
+  it("is not taken when a batch could differ: beforeToolCall, a needsApproval function, length truncation", async () => {
     const cases: { name: string; options: RunOptions }[] = [
-      { name: "two calls", options: { responses: [{ calls: [call("c1"), call("c2")] }, { text: "done" }] } },
       { name: "beforeToolCall", options: { responses: oneCall, config: noOpHook } },
       { name: "needsApproval function", options: { responses: oneCall, tools: [tool("echo", "echo", { needsApproval: () => false })] } },
       { name: "length truncated", options: { responses: [{ calls: [call("c1")], stopReason: "length" }, { text: "done" }] } },
@@ -251,13 +149,14 @@ describe("the direct path for a turn with one plain call", () => {
 
   it("restores a snapshot written before the direct path (state value `dispatching`) into the batch it holds", async () => {
     let taken: unknown;
+    // Two calls in a sequential run: they take the batch's path.
     const twoCalls: MockResponse[] = [{ calls: [call("c1"), call("c2")] }, { text: "done" }];
     const slow = (): AgentTool<typeof parameters> => ({ ...tool(), execute: (_id, args) => new Promise((resolve) => setTimeout(() => resolve({ content: [{ type: "text", text: args.text }], details: {} }), 5)) });
     const controller = new AbortController();
     const actor = createAgentLoopActor({
       prompts: [{ role: "user", content: "go", timestamp: 1 }],
       context: { systemPrompt: "test", messages: [], tools: [slow()] },
-      config: baseConfig(),
+      config: baseConfig({ toolExecution: "sequential" }),
       streamFn: turnStream(twoCalls),
       signal: controller.signal,
     });
@@ -268,7 +167,7 @@ describe("the direct path for a turn with one plain call", () => {
     actor.start();
     await done;
     const old = { ...(taken as object), value: "dispatching" };
-    const restored = await run({ responses: twoCalls, tools: [slow()], snapshot: old });
+    const restored = await run({ responses: twoCalls, tools: [slow()], snapshot: old, config: { toolExecution: "sequential" } });
     expect(restored.exitReason).toBe("completed");
     expect(restored.messages.filter((message) => message.role === "toolResult").map((message) => (message as { toolCallId: string }).toolCallId)).toEqual(["c1", "c2"]);
   });

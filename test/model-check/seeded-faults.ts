@@ -89,7 +89,7 @@ export const ignoresAbortWhileExecuting: FaultyMachine = agentLoopMachine.provid
  * it neither warns nor cancels it, so a tool that ignores the abort hangs the run.
  */
 export const keepsWaitingOnTheLoneCall: FaultyMachine = agentLoopMachine.provide({
-  actions: { abandonAloneCall: () => undefined },
+  actions: { abandonAloneCalls: () => undefined },
 });
 
 /** Forgets that the grace period ran out: after abandoning a batch it asks the next hook, which may never answer. */
