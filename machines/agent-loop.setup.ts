@@ -109,7 +109,7 @@ export const agentLoopSetup = setup({
     finishTurn: fromPromise<TurnDecision | undefined, TurnHookInput>(async () => undefined),
     /** The tool batch of one response: runs its calls, finishes with their results in source order. */
     toolBatch: toolBatchMachine,
-    /** The lone call of a response on the direct path (`dispatching.alone`): the batch's own call machine. */
+    /** A call of a response on the direct path (`dispatching.alone`): the batch's own call machine. */
     toolCall: toolCallMachine,
     /**
      * Compacts the transcript (`requesting.compacting`): the summary of the older history

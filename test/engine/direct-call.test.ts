@@ -5,6 +5,7 @@
  * same events and ends with the same transcript as through the batch — also when
  * the call is aborted, abandoned, or the run is restored mid-call.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { AnyActorRef } from "xstate";
 import { ALONE_CALL_ID } from "../../machines/index.js";
@@ -170,5 +171,24 @@ describe("the direct path for a turn with one plain call", () => {
     const restored = await run({ responses: twoCalls, tools: [slow()], snapshot: old, config: { toolExecution: "sequential" } });
     expect(restored.exitReason).toBe("completed");
     expect(restored.messages.filter((message) => message.role === "toolResult").map((message) => (message as { toolCallId: string }).toolCallId)).toEqual(["c1", "c2"]);
+  });
+
+  it("restores a snapshot the one-call direct path wrote (a8646b1, its call executing, no settledCalls): the call runs again and the run ends as an uninterrupted one", async () => {
+    const fixture = JSON.parse(readFileSync(new URL("../fixtures/alone-one-call-a8646b1.json", import.meta.url), "utf8")) as { snapshot: { value: unknown; context: object; children: object } };
+    expect(fixture.snapshot.value).toEqual({ dispatching: "alone" });
+    expect(fixture.snapshot.context).not.toHaveProperty("settledCalls");
+    expect(Object.keys(fixture.snapshot.children)).toEqual([ALONE_CALL_ID]);
+    const runs: string[] = [];
+    const counted = (): AgentTool<typeof parameters> => ({ ...tool(), execute: async (id, args) => (runs.push(id), { content: [{ type: "text", text: `echo: ${args.text}` }], details: {} }) });
+    const responses: MockResponse[] = [{ calls: [call("c1", "hello")] }, { text: "done" }];
+    const uninterrupted = await run({ responses, tools: [counted()] });
+    const restored = await run({ responses, tools: [counted()], snapshot: fixture.snapshot });
+    expect(restored.exitReason).toBe("completed");
+    expect(runs).toEqual(["c1", "c1"]);
+    // The restored run picks up where the snapshot was: the call settles, its result is emitted, the turn ends.
+    expect(restored.events.slice(0, 4).map((event) => event.type)).toEqual(["tool_execution_end", "message_start", "message_end", "turn_end"]);
+    expect(restored.events[0]).toMatchObject({ toolCallId: "c1", isError: false, result: { content: [{ type: "text", text: "echo: hello" }] } });
+    expect(withoutClocks(restored.messages.slice(2))).toEqual(withoutClocks(uninterrupted.messages.slice(2)));
+    expect(restored.messages.map((message) => message.role)).toEqual(["user", "assistant", "toolResult", "assistant"]);
   });
 });
