@@ -107,14 +107,16 @@ export const settlesLastCall = (context: AgentLoopContext): boolean => unsettled
 /** The list of settled calls with `settled` recorded first: its result message made now, as the batch makes it. */
 export function withSettled(context: AgentLoopContext, settled: AloneCallSettled): SettledCalls {
   const earlier = context.settledCalls;
-  return {
+  const node: SettledCalls = {
     index: settled.index,
     result: resultMessage(settled),
-    ...(settled.rejected !== undefined ? { rejected: true as const } : {}),
     allTerminate: (earlier?.allTerminate ?? true) && settled.result.terminate === true,
     unsettled: unsettledBefore(context) - 1,
-    ...(earlier ? { earlier } : {}),
   };
+  // Set on the new node before anyone sees it (no spread objects on the hot path).
+  if (settled.rejected !== undefined) node.rejected = true;
+  if (earlier !== undefined) node.earlier = earlier;
+  return node;
 }
 
 /**
