@@ -20,17 +20,8 @@ import {
 } from "./events.js";
 import { awaitsApproval, toolCallMachine, type ToolCallContext } from "./tool-call.machine.js";
 import { toolBatchMachine, uniqueCallIds } from "./tool-batch.machine.js";
-import {
-  aloneCallSpawns,
-  aloneCallsWaitedOn,
-  callCountOf,
-  runsAlone,
-  settlesLastCall,
-  unsettledAloneCalls,
-  withSettled,
-  type AloneCallSettled,
-  type DispatchOutput,
-} from "./alone-call.js";
+import { aloneCallsWaitedOn, callCountOf, runsAlone, settlesLastCall, spawnAloneCalls, unsettledAloneCalls, withSettled } from "./alone-call.js";
+import type { AloneCallSettled, DispatchOutput } from "./alone-call.js";
 import { callActorId } from "./tool-batch-layout.js";
 import { awaitedNow, type InvokeErrorEvent } from "./awaited-work.js";
 import { transcriptMessages, transcriptOf } from "./transcript.js";
@@ -234,7 +225,8 @@ export const agentLoopSetup = setup({
         ...appended(context, output.results),
         toolResults: output.results,
         terminated: output.terminates,
-        ...(context.settledCalls !== undefined ? { settledCalls: undefined } : {}),
+        // The direct path's kept settles are done with (none after one call: then nothing is spread).
+        ...(context.settledCalls !== undefined ? { settledCalls: undefined } : undefined),
         ...(counts ? { limits: withStreak(context.limits, streakAfterBatch(context.limits.invalidStreak, calls, output.results, rejected)) } : {}),
       });
     }),
@@ -303,7 +295,7 @@ export const agentLoopSetup = setup({
     }),
     /** The direct path: spawns the calls as the batch would spawn them, in source order (`alone-call.ts`). */
     startAloneCalls: enqueueActions(({ context, enqueue }) => {
-      for (const { id, systemId, input } of aloneCallSpawns(context)) enqueue.spawnChild("toolCall", { id, ...(systemId !== undefined ? { systemId } : {}), input });
+      spawnAloneCalls(context, (id, systemId, input) => enqueue.spawnChild("toolCall", systemId === undefined ? { id, input } : { id, systemId, input }));
     }),
     /** The direct path: a call settled that is not the last; its result is kept until the others settle. */
     recordAloneSettled: assign(({ context }, settled: AloneCallSettled) => ({ settledCalls: withSettled(context, settled) })),

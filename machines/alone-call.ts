@@ -67,35 +67,30 @@ export function runsAlone(context: AgentLoopContext, response: AssistantMessage)
   return (maxParallelCalls === undefined && toolPolicies === undefined) || capsFor(toolCallsOf(response), toolPolicies?.concurrency, maxParallelCalls) === undefined;
 }
 
-/** A call's spawn on the direct path: the actor id, system id and input the batch would give it. */
-export interface AloneCallSpawn {
-  id: string;
-  systemId?: string;
-  input: ToolCallInput;
-}
+/** Spawns one call of the direct path: its actor id, system id (absent when the run registers none) and input. */
+export type SpawnAloneCall = (id: string, systemId: string | undefined, input: ToolCallInput) => void;
 
-/** What the calls are spawned with, in source order: the actor ids, system ids and inputs the batch would give them. */
-export function aloneCallSpawns(context: AgentLoopContext): AloneCallSpawn[] {
+/**
+ * Spawns the calls with `spawn`, in source order, with the actor ids, system ids
+ * and inputs the batch would give them (no array of spawns is made: this runs every turn).
+ */
+export function spawnAloneCalls(context: AgentLoopContext, spawn: SpawnAloneCall): void {
   const assistant = context.assistant as AssistantMessage;
   const calls = toolCallsOf(assistant);
   const { hooks, toolPolicies, registersCalls } = context.settings;
   const callHooks = { beforeToolCall: hooks.beforeToolCall, afterToolCall: hooks.afterToolCall, needsApproval: hooks.needsApproval };
   const hookScope = hooks.afterToolCall ? { assistantMessage: assistant, systemPrompt: context.systemPrompt, messages: context.messages } : undefined;
-  const ids = registersCalls ? (calls.length === 1 ? [(calls[0] as ToolCall).id] : uniqueCallIds(calls)) : undefined;
-  return calls.map((toolCall, index) => {
+  // Repeated tool call ids get the batch's `#<index>` suffix; one call needs no look.
+  const ids = registersCalls && calls.length > 1 ? uniqueCallIds(calls) : undefined;
+  for (let index = 0; index < calls.length; index += 1) {
+    const toolCall = calls[index] as ToolCall;
     const policy = toolPolicies && Object.hasOwn(toolPolicies.calls, toolCall.name) ? toolPolicies.calls[toolCall.name] : undefined;
-    const input: ToolCallInput = {
-      toolCall,
-      index,
-      hooks: callHooks,
-      reportsPreparation: false,
-      proceeds: true,
-      ...(hookScope ? { hookScope } : {}),
-      ...(context.approvedTools.includes(toolCall.name) ? { preapproved: true } : {}),
-      ...(policy ? { policy } : {}),
-    };
-    return { id: callActorId(index), ...(ids ? { systemId: callSystemId(ids[index] as string) } : {}), input };
-  });
+    const input: ToolCallInput = { toolCall, index, hooks: callHooks, reportsPreparation: false, proceeds: true };
+    if (hookScope) input.hookScope = hookScope;
+    if (context.approvedTools.includes(toolCall.name)) input.preapproved = true;
+    if (policy) input.policy = policy;
+    spawn(callActorId(index), registersCalls ? callSystemId(ids ? (ids[index] as string) : toolCall.id) : undefined, input);
+  }
 }
 
 /** How many calls had not settled before `tool.settled` arrives: what the list says, else (none settled yet) every call. */
