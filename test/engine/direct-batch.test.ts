@@ -9,9 +9,10 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SLICE_SIZE } from "../../machines/index.js";
+import { createActor, type AnyActorRef } from "xstate";
+import { SLICE_SIZE, agentLoopMachine } from "../../machines/index.js";
 import type { AgentLoopConfig, AgentTool } from "../../src/types.js";
-import type { MockResponse } from "../helpers/mock-stream.js";
+import { assistant, testModel, type MockResponse } from "../helpers/mock-stream.js";
 import { call, noOpHook, parameters, run, tool, withoutClocks, type Behaviour, type RunOptions } from "./direct-path-harness.js";
 
 /** A response with `count` calls of `echo` (ids c1…), then a text answer. */
@@ -80,7 +81,7 @@ describe("the direct path for a turn with several plain calls", () => {
     { name: "the same rejected calls twice (the invalid-call breaker counts them)", options: { responses: [mixed[0] as MockResponse, mixed[0] as MockResponse, { text: "done" }], tools: [tool(), tool("thrower", "throw")], config: { invalidCallLimit: 2 } } },
     { name: "every result terminating", options: { responses: calls(3, "stop"), tools: [tool("stop", "terminate")] } },
     { name: "some results terminating", options: { responses: [{ calls: [call("c1", "a", "stop"), call("c2")] }, { text: "done" }], tools: [tool(), tool("stop", "terminate")] } },
-    { name: "repeated call ids", options: { responses: [{ calls: [call("c1", "a"), call("c1", "b"), call("c1", "c")] }, { text: "done" }] } },
+    { name: "repeated call ids (the stream gives each repeat an id of its own)", options: { responses: [{ calls: [call("c1", "a"), call("c1", "b"), call("c1", "c")] }, { text: "done" }] } },
     { name: "afterToolCall overriding a result", options: { responses: calls(2), config: { afterToolCall: async ({ toolCall }) => (toolCall.id === "c2" ? { content: [{ type: "text", text: "overridden" }] } : undefined) } } },
     { name: "several turns of several calls", options: { responses: [calls(2)[0] as MockResponse, calls(3)[0] as MockResponse, { calls: [call("c9")] }, { text: "done" }] } },
   ];
@@ -89,6 +90,18 @@ describe("the direct path for a turn with several plain calls", () => {
       await expectSameAsBatch(script.options);
     });
   }
+
+  it("registers repeated call ids under the system ids the batch gives them (`#<index>` from the second on), where approval decisions look", () => {
+    // Straight to the machine: the stream already gives a repeated id a new one, the chart must not depend on it.
+    const actor = createActor(agentLoopMachine, { input: { systemPrompt: "", messages: [], prompts: [], model: testModel, registersCalls: true } });
+    actor.start();
+    const repeated = ["c1", "c1", "c2"].map((id) => ({ type: "toolCall" as const, id, name: "t", arguments: {} }));
+    actor.send({ type: "model.done", message: assistant({ calls: repeated }), started: false });
+    expect(actor.getSnapshot().matches({ dispatching: "alone" })).toBe(true);
+    const registered = ["toolCall:c1", "toolCall:c1#1", "toolCall:c2"].map((id) => (actor.system.get(id) as AnyActorRef | undefined)?.id);
+    expect(registered).toEqual(["call@0", "call@1", "call@2"]);
+    actor.stop();
+  });
 
   it("passes the run's abort on to every unsettled call, as the batch does: their tools' signals abort, the run ends aborted", async () => {
     const tools = [tool("echo", "waitForAbort"), tool("quick")];
