@@ -14,12 +14,12 @@
  *   machine (`tool-batch.machine.ts`), whose call actors each go `preparing` →
  *   `executing` → `finalizing`; a length-truncated response (or a call the
  *   wrap-up request makes) gets every call refused. The loop sees one event per
- *   batch: its done event. A response with one plain call takes the direct path,
- *   `alone`: the loop runs that call's actor itself (`alone-call.ts`).
+ *   batch: its done event. A response with plain calls takes the direct path,
+ *   `alone`: the loop runs the calls' actors itself (`alone-call.ts`).
  * - **appending**: the backfill. A parallel batch's result messages are emitted
  *   (`message_start`/`message_end`) in source order and its results appended; a
  *   sequential batch emitted each result message right after its call (as pi
- *   does), so `appending` only appends them. The lone call's is emitted here.
+ *   does), so `appending` only appends them. The direct path's are emitted here.
  *   A plain turn (`plainTurn`, `plain-turn.ts`) emits `turn_end` and
  *   starts the next request from here, without entering `betweenTurns`.
  * - **betweenTurns** (`between-turns.state.ts`): `finishTurn`, `turn_end`,
@@ -30,7 +30,7 @@
  * - **done**: final; emits `agent_end`.
  *
  * `run.abort` is declared once, on the machine (`dispatching`'s children also
- * pass it to the batch, or the lone call); a hook's failure and the abandonment after the abort's grace period
+ * pass it to the batch, or the direct path's calls); a hook's failure and the abandonment after the abort's grace period
  * are declared once on each compound region that invokes hooks. Guards, actions
  * and actors are referenced by name (`agent-loop.setup.ts`).
  */
@@ -108,7 +108,7 @@ export const agentLoopMachine = agentLoopSetup.createMachine({
     dispatching: dispatchingState,
     // The backfill: the batch's results join the transcript in source order (a parallel batch's messages are emitted here).
     appending: {
-      entry: { type: "appendBatchResults", params: ({ event }) => dispatchOutputOf(event) },
+      entry: { type: "appendBatchResults", params: ({ context, event }) => dispatchOutputOf(context, event) },
       always: [
         { guard: "asksFinishTurn", target: "betweenTurns.finishingTurn" },
         // The plain turn (`plain-turn.ts`): turn_end, and the next request at once.

@@ -6,7 +6,7 @@
  * `xstate/graph` can traverse the machine); `src/actors/` provides the real ones
  * with `machine.provide(...)`.
  */
-import { assign, emit, enqueueActions, fromCallback, fromPromise, raise, sendTo, setup, stopChild, type AnyActorRef } from "xstate";
+import { assign, emit, enqueueActions, fromCallback, fromPromise, raise, sendTo, setup, type AnyActorRef } from "xstate";
 import type { AgentEvent, AgentMessage, AssistantMessage, ExitReason } from "../src/types.js";
 import {
   callSystemId,
@@ -20,7 +20,9 @@ import {
 } from "./events.js";
 import { awaitsApproval, toolCallMachine, type ToolCallContext } from "./tool-call.machine.js";
 import { toolBatchMachine, uniqueCallIds } from "./tool-batch.machine.js";
-import { ALONE_CALL_ID, aloneCallSpawn, aloneCallWaitedOn, runsAlone, type AloneCallSettled, type DispatchOutput } from "./alone-call.js";
+import { aloneCallsWaitedOn, callCountOf, runsAlone, settlesLastCall, spawnAloneCalls, unsettledAloneCalls, withSettled } from "./alone-call.js";
+import type { AloneCallSettled, DispatchOutput } from "./alone-call.js";
+import { callActorId } from "./tool-batch-layout.js";
 import { awaitedNow, type InvokeErrorEvent } from "./awaited-work.js";
 import { transcriptMessages, transcriptOf } from "./transcript.js";
 import {
@@ -98,7 +100,7 @@ export const agentLoopSetup = setup({
     finishTurn: fromPromise<TurnDecision | undefined, TurnHookInput>(async () => undefined),
     /** The tool batch of one response: runs its calls, finishes with their results in source order. */
     toolBatch: toolBatchMachine,
-    /** The lone call of a response on the direct path (`dispatching.alone`): the batch's own call machine. */
+    /** A call of a response on the direct path (`dispatching.alone`): the batch's own call machine. */
     toolCall: toolCallMachine,
     /**
      * Compacts the transcript (`requesting.compacting`): the summary of the older history
@@ -116,8 +118,10 @@ export const agentLoopSetup = setup({
     notAborted: ({ context }) => !context.aborted,
     responseFailed: (_, response: AssistantMessage) => response.stopReason === "error" || response.stopReason === "aborted",
     hasNoToolCalls: (_, response: AssistantMessage) => toolCallsOf(response).length === 0,
-    /** The response's calls take the direct path: one plain call, which the loop runs without a batch (`alone-call.ts`). */
+    /** The response's calls take the direct path: plain calls, which the loop runs without a batch (`alone-call.ts`). */
     runsAlone: ({ context }, response: AssistantMessage) => runsAlone(context, response),
+    /** The `tool.settled` arriving on the direct path is from the last unsettled call. */
+    settlesLastCall: ({ context }) => settlesLastCall(context),
     isLengthTruncated: (_, response: AssistantMessage) => response.stopReason === "length",
     everyResultTerminates: ({ context }) => context.terminated,
     hasPendingMessages: ({ context }) => context.pending.length > 0,
@@ -221,6 +225,8 @@ export const agentLoopSetup = setup({
         ...appended(context, output.results),
         toolResults: output.results,
         terminated: output.terminates,
+        // The direct path's kept settles are done with (none after one call: then nothing is spread).
+        ...(context.settledCalls !== undefined ? { settledCalls: undefined } : undefined),
         ...(counts ? { limits: withStreak(context.limits, streakAfterBatch(context.limits.invalidStreak, calls, output.results, rejected)) } : {}),
       });
     }),
@@ -278,20 +284,26 @@ export const agentLoopSetup = setup({
       if (batch !== undefined && batch.getSnapshot().status !== "active") return;
       enqueue.sendTo("toolBatch", { type: params.type });
     }),
-    /** The direct path, as the batch does for an unsettled call: the abort reaches it (awaiting approval it settles aborted; else it honours the run's signal). */
-    abortAloneCall: sendTo(ALONE_CALL_ID, { type: "call.abort", reason: ABORTED_MESSAGE }),
-    /** The direct path, as the batch does: a warning naming the call the run stops waiting on, and the call cancelled (it settles aborted). */
-    abandonAloneCall: enqueueActions(({ context, enqueue }) => {
-      enqueue.emit(abandonWarning(context, aloneCallWaitedOn(context)));
-      enqueue.sendTo(ALONE_CALL_ID, { type: "call.cancel", reason: ABORTED_MESSAGE });
+    /** The direct path, as the batch does for its unsettled calls: the abort reaches each (awaiting approval it settles aborted; else it honours the run's signal). */
+    abortAloneCalls: enqueueActions(({ context, enqueue }) => {
+      for (const index of unsettledAloneCalls(context)) enqueue.sendTo(callActorId(index), { type: "call.abort", reason: ABORTED_MESSAGE });
     }),
-    /** The direct path: spawns the lone call as the batch would spawn it (`alone-call.ts`). */
-    startAloneCall: enqueueActions(({ context, enqueue }) => {
-      const { id, systemId, input } = aloneCallSpawn(context);
-      enqueue.spawnChild("toolCall", { id, ...(systemId !== undefined ? { systemId } : {}), input });
+    /** The direct path, as the batch does: a warning naming the calls the run stops waiting on, and each cancelled (it settles aborted). */
+    abandonAloneCalls: enqueueActions(({ context, enqueue }) => {
+      enqueue.emit(abandonWarning(context, aloneCallsWaitedOn(context)));
+      for (const index of unsettledAloneCalls(context)) enqueue.sendTo(callActorId(index), { type: "call.cancel", reason: ABORTED_MESSAGE });
     }),
-    /** Leaving the direct path stops the lone call (it settled, or the run ended): its `done` state is not final. */
-    stopAloneCall: stopChild(ALONE_CALL_ID),
+    /** The direct path: spawns the calls as the batch would spawn them, in source order (`alone-call.ts`). */
+    startAloneCalls: enqueueActions(({ context, enqueue }) => {
+      spawnAloneCalls(context, (id, systemId, input) => enqueue.spawnChild("toolCall", systemId === undefined ? { id, input } : { id, systemId, input }));
+    }),
+    /** The direct path: a call settled that is not the last; its result is kept until the others settle. */
+    recordAloneSettled: assign(({ context }, settled: AloneCallSettled) => ({ settledCalls: withSettled(context, settled) })),
+    /** Leaving the direct path stops its calls (they settled, or the run ended): their `done` state is not final. */
+    stopAloneCalls: enqueueActions(({ context, enqueue }) => {
+      const count = callCountOf(context.assistant);
+      for (let index = 0; index < count; index += 1) enqueue.stopChild(callActorId(index));
+    }),
     /**
      * Hands a decision to the call it names, found by its system id (whatever the
      * batch structure). `always` also records the tool as approved for good and

@@ -2,18 +2,21 @@
  * `dispatching`: the turn's tool calls run, a region of the loop chart
  * (`agent-loop.machine.ts`). The response decides, on its way in, which child:
  *
- *   (model.done) ─┬─ runsAlone ─▶ alone ─ tool.settled ─────────────────────┬─▶ appending
- *                 └─────────────▶ batch ─ (the batch's done event) ─────────┘
+ *   (model.done) ─┬─ runsAlone ─▶ alone ─┬─ tool.settled [settlesLastCall] ──┬─▶ appending
+ *                 │                      └─ tool.settled (kept) ─▶ alone     │
+ *                 └─────────────▶ batch ─ (the batch's done event) ──────────┘
  *
  * - **batch** (the initial child): invokes the tool batch machine
  *   (`tool-batch.machine.ts`), whose call actors each go `preparing` →
  *   `executing` → `finalizing`; a length-truncated response (or a call the
  *   wrap-up request makes) gets every call refused. The loop sees one event per
  *   batch: its done event.
- * - **alone** (the direct path, `alone-call.ts`): one plain call, run by the loop
- *   itself — the same call actor, input, actor id and system id the batch would
- *   spawn, with no batch around it. Its `tool.settled` carries what `appending`
- *   needs. Leaving the state stops the call.
+ * - **alone** (the direct path, `alone-call.ts`): the calls run without a batch
+ *   around them. Plain calls (up to `SLICE_SIZE`, in parallel) are spawned by the
+ *   loop itself — the same call actors, inputs, actor ids and system ids the
+ *   batch would spawn. Each `tool.settled` but the last is kept in the context
+ *   (`settledCalls`); the last carries what `appending` needs. Leaving the state
+ *   stops the calls.
  *
  * Each child passes the run's word on as the batch would: `run.abort` (calls
  * awaiting approval settle aborted, the others honour the run's signal) and
@@ -40,12 +43,15 @@ export const dispatchingState = agentLoopSetup.createStateConfig({
       },
     },
     alone: {
-      entry: "startAloneCall",
-      exit: "stopAloneCall",
+      entry: "startAloneCalls",
+      exit: "stopAloneCalls",
       on: {
-        "run.abort": { guard: "notAborted", actions: ["markAborted", "scheduleAbandon", "abortAloneCall"] },
-        "run.abandon": { actions: ["abandonAloneCall", "markAbandoned"] },
-        "tool.settled": { target: "#agentLoop.appending" },
+        "run.abort": { guard: "notAborted", actions: ["markAborted", "scheduleAbandon", "abortAloneCalls"] },
+        "run.abandon": { actions: ["abandonAloneCalls", "markAbandoned"] },
+        "tool.settled": [
+          { guard: "settlesLastCall", target: "#agentLoop.appending" },
+          { actions: { type: "recordAloneSettled", params: ({ event }) => event } },
+        ],
       },
     },
   },

@@ -165,6 +165,12 @@ export interface AgentLoopContext {
   /** Set when the current response's calls are all refused (length truncation). */
   refusal?: string;
   toolResults: ToolResultMessage[];
+  /**
+   * The direct path (`dispatching.alone`): the calls that settled so far, the
+   * latest first ({@link SettledCalls}). Absent when none has (and in a snapshot
+   * written before the direct path ran several calls: one call, unsettled).
+   */
+  settledCalls?: SettledCalls;
   /** The last batch asked to terminate (every result set `terminate`). */
   terminated: boolean;
   /** What `finishTurn` decided for the current turn, if anything. */
@@ -178,6 +184,24 @@ export interface AgentLoopContext {
   abandoned?: boolean;
   exitReason?: ExitReason;
   errorMessage?: string;
+}
+
+/**
+ * A call of the direct path that settled, and those that settled before it: a
+ * list, latest first, so recording a settle copies nothing. Plain data.
+ */
+export interface SettledCalls {
+  /** The call's source index. */
+  index: number;
+  /** Its result message, made as it settled (as a batch makes it). */
+  result: ToolResultMessage;
+  /** It was rejected in preparation (unknown tool, invalid arguments). */
+  rejected?: true;
+  /** This result and every earlier one asked to terminate. */
+  allTerminate: boolean;
+  /** How many of the response's calls have not settled yet. */
+  unsettled: number;
+  earlier?: SettledCalls;
 }
 
 /** Output of the loop machine. */

@@ -103,7 +103,7 @@ function provideActorsFrom(machine: typeof agentLoopMachine, servicesOf: Service
       invalidCallHint: createInvalidCallHintActor(servicesOf),
       compactContext: createCompactContextActor(servicesOf),
       toolBatch,
-      // The lone call of the direct path (`dispatching.alone`): the batch's call machine, the same real actors.
+      // The calls of the direct path (`dispatching.alone`): the batch's call machine, the same real actors.
       toolCall,
     },
   });
@@ -112,7 +112,7 @@ function provideActorsFrom(machine: typeof agentLoopMachine, servicesOf: Service
 /**
  * `machine` (default: the shipped loop) with a run's real actors provided: the
  * model request, the turn hooks, and — inside the tool batch the machine
- * provides (and its slices), and for the direct path's lone call — the
+ * provides (and its slices), and for the direct path's calls — the
  * tool-call machine with its real actors, all
  * using `services`. With `onEvent`, every actor that emits run events hands them
  * to it ({@link heardBy}). This builds new machines; `createAgentLoopActor`

@@ -50,9 +50,9 @@ export interface CheckAgentLoopOptions {
 
 /**
  * The configurations explored by default: every pi 0.73 hook with `maxTurns`; no
- * hook, and `afterToolCall` with steering, in parallel (where the batch starts
- * every call at once) with `maxTurns`, the latter with a batch fan-out one call
- * smaller than the largest batch (so the largest batch runs in slices);
+ * hook, and `afterToolCall` with steering, in parallel with `maxTurns` (their
+ * plain calls, up to the largest response, run on the direct path: the loop
+ * spawns them itself);
  * `beforeToolCall` alone with the same fan-out (slices that prepare one by one,
  * report `tool.prepared` and wait for their go) and one turn; pi 1.x's turn hooks
  * (`prepareRequest`, `finishTurn`, `prepareNextTurn`) with follow-up and
@@ -60,8 +60,9 @@ export interface CheckAgentLoopOptions {
  * meets no follow-up poll) with sequential tools and no cap; `finishTurn` alone (a
  * turn it lets go on is a plain turn from `endingTurn`). (A hook alone takes
  * the paths that skip the others.) Three more, one turn each, let the world ask
- * for approval (`approvals`): parallel without and with `beforeToolCall` (the
- * handshake, in slices), and sequential. Two capped ones (a tool's `concurrency`
+ * for approval (`approvals`): parallel without `beforeToolCall` (in slices: a batch
+ * fan-out one call smaller than the largest response, with no handshake) and with it
+ * (the handshake, in slices), and sequential. Two capped ones (a tool's `concurrency`
  * 1, with `maxParallelCalls` 2; and with approvals, in slices) make the batch
  * queue prepared calls and release them as room frees up (I8). Two compact their context
  * (with follow-up in parallel; with steering and `prepareRequest` sequentially), where the
@@ -102,7 +103,13 @@ export function defaultModelCheckConfigurations(turns: number, maxCalls = DEFAUL
     },
     // Approval: one turn each, so the decisions multiply only the first batch.
     // A tool decides needsApproval with a function: every call prepares in the prepareCall actor, then goes straight on.
-    { name: "approvals, a needsApproval function, parallel, maxTurns 1", input: { hooks: { needsApproval: true } as never, maxTurns: 1 }, approvals: true },
+    // In slices (the batch's fan-out lowered): the plain calls of the other parallel configurations run on the direct path.
+    {
+      name: `approvals, a needsApproval function, parallel, batch fan-out ${fanOut}, maxTurns 1`,
+      input: { hooks: { needsApproval: true } as never, maxTurns: 1 },
+      approvals: true,
+      batchFanOut: fanOut,
+    },
     {
       name: `approvals and beforeToolCall, parallel, batch fan-out ${fanOut}, maxTurns 1`,
       input: { hooks: { beforeToolCall: true } as never, maxTurns: 1 },

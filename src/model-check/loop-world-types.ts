@@ -8,10 +8,10 @@ import type { ProtocolMonitor, StepViolation, WorldFact } from "./protocol-monit
 import type { StepRecorder } from "./record-step.js";
 import type { AgentEvent } from "../types.js";
 
-/** The parent key of the direct path's lone call (`dispatching.alone`): the loop parents it, not a batch. */
+/** The parent key of the direct path's calls (`dispatching.alone`): the loop parents them, not a batch. */
 export const LOOP_PARENT = "(loop)";
 
-/** One tool-call actor of the current batch (or the lone call of the direct path): the real tool-call machine's snapshot, and the key of the batch that parents it ({@link LOOP_PARENT}: the loop). */
+/** One tool-call actor of the current batch (or a call of the direct path): the real tool-call machine's snapshot, and the key of the batch that parents it ({@link LOOP_PARENT}: the loop). */
 export interface WorldCall {
   /** Its actor id in its batch (`call@<source index>`). */
   id: string;

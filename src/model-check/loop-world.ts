@@ -31,7 +31,8 @@ import {
 import { emittedEvent, sentEvent, spawnedChild, stoppedChild, type RecordedAction, type RecordedStep } from "./record-step.js";
 import { REQUEST_ABORTED_MESSAGE } from "../providers/assistant-stream.js";
 import { failedResponse } from "../messages.js";
-import { ABORTED_MESSAGE } from "../../machines/loop-context.js";
+import { ABORTED_MESSAGE, toolCallsOf, type AgentLoopContext } from "../../machines/loop-context.js";
+import { uniqueCallIds } from "../../machines/tool-batch-layout.js";
 import { LOOP_PARENT, type LoopWorld, type LoopWorldMachines, type LoopWorldOptions, type LoopWorldState, type SentEvent, type WorldCall, type WorldEvent } from "./loop-world-types.js";
 import { DEFAULT_HOOK_OUTCOMES, OWN_SOURCES, STUB_MODEL, callEvents, compactionEvents, hookEvents, modelEvents, pendingOf, result } from "./world-answers.js";
 import { checkRequestContext } from "./request-context.js";
@@ -141,9 +142,10 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       }
     };
     const startCall = (parent: string, id: string, callInput: CallInput) => {
-      // The id the batch registers the call under (its context's callIds, by position).
+      // The id the batch registers the call under (its context's callIds, by position); on the direct path, the id the batch would have given it.
       const batchContext = batches.find((candidate) => candidate.key === parent)?.snapshot.context as { callIds?: string[]; layout?: { offset: number } } | undefined;
-      const callId = batchContext?.callIds?.[callInput.index - (batchContext.layout?.offset ?? 0)] ?? callInput.toolCall.id;
+      const callIds = parent === LOOP_PARENT ? uniqueCallIds(toolCallsOf((loop.context as AgentLoopContext).assistant)) : batchContext?.callIds;
+      const callId = callIds?.[callInput.index - (batchContext?.layout?.offset ?? 0)] ?? callInput.toolCall.id;
       // A call spawned ready to go on from preparation to execution starts as one told to execute would.
       if (callInput.proceeds) violations.push(...observeSentToCall(monitor, callId, "call.execute", callInput.toolCall.name));
       const callStarted = recorders.call.initial(machines.call, callInput);
@@ -219,7 +221,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           startBatch(spawned.id, spawned.id, null, spawned.input);
           continue;
         }
-        // The direct path: the loop spawns its lone call itself.
+        // The direct path: the loop spawns its calls itself.
         if (spawned && spawned.src === "toolCall") {
           startCall(LOOP_PARENT, spawned.id, spawned.input as CallInput);
           continue;
@@ -242,7 +244,7 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
           queue.push({ to: { batch: sent.to }, event: sent.event as SentEvent });
           continue;
         }
-        // An approval decision (or call.preapprove) the loop sends to a call it found by its system id, or the word for its lone call.
+        // An approval decision (or call.preapprove) the loop sends to a call it found by its system id, or the word for a call of the direct path.
         const found = sent ? calls.find((call) => call.callId === sent.to || (call.parent === LOOP_PARENT && call.id === sent.to)) : undefined;
         if (sent && found) {
           queue.push({ to: { call: found.id }, event: sent.event as SentEvent });

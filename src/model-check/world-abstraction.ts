@@ -5,6 +5,7 @@
  */
 import type { ToolCallContext } from "../../machines/tool-call.machine.js";
 import type { AssistantMessage } from "../types.js";
+import type { SettledCalls } from "../../machines/loop-context.js";
 import { marksInvalid } from "./world-answers.js";
 import { contextTooLarge } from "../../machines/compaction-policy.js";
 
@@ -62,6 +63,13 @@ export function abstractBatch(context: unknown): unknown {
 
 const resultKind = (result: { isError?: boolean } | null) => (result === null ? 0 : result.isError ? 1 : 2);
 
+/** The direct path's settled calls, latest first, as what decides what comes next: each call's index, how it settled, and how many are left. */
+function abstractSettledCalls(settled: SettledCalls | undefined): unknown {
+  const kept: unknown[] = [];
+  for (let node = settled; node !== undefined; node = node.earlier) kept.push([node.index, resultKind(node.result), node.rejected === true, node.allTerminate, node.unsettled]);
+  return kept;
+}
+
 /** The default abstraction of `AgentLoopContext`: drops the transcript, keeps counters and flags. */
 export function defaultAbstractContext(context: unknown): unknown {
   const {
@@ -75,6 +83,7 @@ export function defaultAbstractContext(context: unknown): unknown {
     toolResults,
     refusal,
     errorMessage,
+    settledCalls,
     ...rest
   } = context as Record<string, unknown>;
   const assistantMessage = assistant as AssistantMessage | undefined;
@@ -87,6 +96,8 @@ export function defaultAbstractContext(context: unknown): unknown {
     toolResults: Array.isArray(toolResults) ? toolResults.length : toolResults,
     errorMessage: errorMessage !== undefined,
     refusal: refusal !== undefined,
+    // The direct path's kept settles, without their result messages (whose timestamps differ on every path).
+    settledCalls: abstractSettledCalls(settledCalls as SettledCalls | undefined),
     // With compaction, whether the transcript (dropped above) has outgrown the window decides what comes next.
     ...((rest.settings as { compaction?: unknown } | undefined)?.compaction !== undefined
       ? { overWindow: contextTooLarge(context as Parameters<typeof contextTooLarge>[0]) }

@@ -68,7 +68,7 @@ function gateActors(machine: AnyStateMachine, effects: Readonly<Record<string, D
   );
 }
 
-/** Builds the gated machine from the run machine: the loop's effect actors, and the calls' — inside its batch (and slices), and the direct path's lone call. */
+/** Builds the gated machine from the run machine: the loop's effect actors, and the calls' — inside its batch (and slices), and the direct path's calls. */
 export function gatedRunMachine(gatekeeperOf: GatekeeperSource, base: LoopMachine = runMachine()): LoopMachine {
   const loopActors = base.implementations.actors as Record<string, AnyActorLogic | undefined>;
   const batch = loopActors.toolBatch as AnyStateMachine | undefined;
@@ -77,6 +77,6 @@ export function gatedRunMachine(gatekeeperOf: GatekeeperSource, base: LoopMachin
   const heard = <T extends AnyStateMachine>(logic: T): T => heardBy(logic, listenerIn);
   const toolCall = heard(call.provide({ actors: gateActors(call, CALL_EFFECTS, gatekeeperOf) }) as AnyStateMachine);
   const toolBatch = linkSlices(batch.provide({ actors: { toolCall } }) as AnyStateMachine, heard);
-  // The direct path's lone call (`dispatching.alone`) is the same gated call.
+  // The direct path's calls (`dispatching.alone`) are the same gated call.
   return base.provide({ actors: { ...gateActors(base, LOOP_EFFECTS, gatekeeperOf), toolBatch, toolCall } as never });
 }

@@ -5,114 +5,14 @@
  * same events and ends with the same transcript as through the batch — also when
  * the call is aborted, abandoned, or the run is restored mid-call.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { Type } from "typebox";
 import type { AnyActorRef } from "xstate";
 import { ALONE_CALL_ID } from "../../machines/index.js";
 import { createAgentLoopActor } from "../../src/xstate/index.js";
-import { createLoopActorOf, runMachine } from "../../src/agent-loop-actor.js";
-import type { AgentEvent, AgentLoopConfig, AgentMessage, AgentTool, StreamFn } from "../../src/types.js";
+import type { AgentEvent, AgentLoopConfig, AgentTool } from "../../src/types.js";
 import { baseConfig, mockStream, user, type MockResponse } from "../helpers/mock-stream.js";
-
-const parameters = Type.Object({ text: Type.String() });
-
-type Behaviour = "echo" | "throw" | "terminate" | "waitForAbort" | "ignoreAbort";
-
-/** A tool named `name` that echoes, throws, terminates, waits for the run's abort, or never settles. */
-function tool(name = "echo", behaviour: Behaviour = "echo", extra: Partial<AgentTool<typeof parameters>> = {}): AgentTool<typeof parameters> {
-  return {
-    name,
-    label: name,
-    description: `${name} (${behaviour})`,
-    parameters,
-    execute: (_id, args, signal) => {
-      if (behaviour === "throw") return Promise.reject(new Error(`${name} failed on ${args.text}`));
-      if (behaviour === "waitForAbort") {
-        return new Promise((_resolve, reject) => signal?.addEventListener("abort", () => reject(new Error("stopped by the abort")), { once: true }));
-      }
-      if (behaviour === "ignoreAbort") return new Promise(() => undefined);
-      return Promise.resolve({ content: [{ type: "text" as const, text: `${name}: ${args.text}` }], details: { n: args.text.length }, ...(behaviour === "terminate" ? { terminate: true } : {}) });
-    },
-    ...extra,
-  };
-}
-
-const call = (id: string, text = id, name = "echo") => ({ id, name, arguments: { text } });
-
-/** Answers by how many assistant messages the request holds, so a restored run is asked what the original was. */
-function turnStream(responses: MockResponse[]): StreamFn {
-  return (model, context, options) => {
-    const turn = context.messages.filter((message) => message.role === "assistant").length;
-    return mockStream([responses[turn] ?? { text: "(script exhausted)" }])(model, context, options);
-  };
-}
-
-interface Observed {
-  events: AgentEvent[];
-  /** Every `dispatching` child the loop was in, in order (`alone` or `batch`). */
-  dispatched: string[];
-  /** Whether a tool batch actor was ever a child of the loop. */
-  sawBatch: boolean;
-  messages: AgentMessage[];
-  exitReason: string;
-}
-
-interface RunOptions {
-  responses: MockResponse[];
-  tools?: AgentTool<typeof parameters>[];
-  config?: Partial<AgentLoopConfig>;
-  /** Aborts the run as soon as a tool starts executing. */
-  abortOnToolStart?: boolean;
-  /** Runs the shipped machine with the direct path closed (`runsAlone` false): every call goes through the batch. */
-  viaBatch?: boolean;
-  snapshot?: unknown;
-  /** Called with each persisted snapshot taken while the loop is in `dispatching.alone` with the call executing. */
-  onAloneSnapshot?: (snapshot: unknown, actor: AnyActorRef) => void;
-}
-
-async function run(options: RunOptions): Promise<Observed> {
-  const controller = new AbortController();
-  const events: AgentEvent[] = [];
-  const dispatched: string[] = [];
-  let sawBatch = false;
-  const tools = (options.tools ?? [tool()]).map((each) =>
-    options.abortOnToolStart ? { ...each, execute: (...args: Parameters<typeof each.execute>) => (queueMicrotask(() => controller.abort()), each.execute(...args)) } : each,
-  );
-  const create = (loopOptions: Parameters<typeof createAgentLoopActor>[0]) =>
-    options.viaBatch ? createLoopActorOf(runMachine().provide({ guards: { runsAlone: () => false } }), loopOptions) : createAgentLoopActor(loopOptions);
-  const actor = create({
-    prompts: [{ role: "user", content: "go", timestamp: 1 }],
-    context: { systemPrompt: "test", messages: [], tools },
-    config: baseConfig({ abortGraceMs: 30, ...options.config }),
-    streamFn: turnStream(options.responses),
-    signal: controller.signal,
-    ...(options.snapshot ? { snapshot: options.snapshot as never } : {}),
-    onEvent: (event) => events.push(event),
-  });
-  actor.subscribe((snapshot) => {
-    if (snapshot.children.toolBatch) sawBatch = true;
-    const value = snapshot.value as unknown;
-    const child = typeof value === "object" && value !== null ? (value as { dispatching?: string }).dispatching : undefined;
-    if (child !== undefined && dispatched.at(-1) !== child) dispatched.push(child);
-    if (child === "alone" && options.onAloneSnapshot) {
-      const callValue = (snapshot.children[ALONE_CALL_ID] as AnyActorRef | undefined)?.getSnapshot().value as unknown;
-      if (typeof callValue === "object" && callValue !== null && "executing" in callValue) options.onAloneSnapshot(actor.getPersistedSnapshot(), actor);
-    }
-  });
-  const output = await new Promise<{ exitReason: string; messages: AgentMessage[] }>((resolve) => {
-    actor.subscribe({ complete: () => resolve(actor.getSnapshot().output as { exitReason: string; messages: AgentMessage[] }) });
-    actor.start();
-  });
-  return { events, dispatched, sawBatch, messages: output.messages, exitReason: output.exitReason };
-}
-
-/** `value` without the fields two runs at different times differ in. */
-function withoutClocks(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value), (key, field: unknown) => (key === "timestamp" || key === "durationMs" ? undefined : field));
-}
-
-/** A `beforeToolCall` that does nothing: its run takes the batch's path (the hook needs the handshake). */
-const noOpHook: Partial<AgentLoopConfig> = { beforeToolCall: async () => undefined };
+import { call, noOpHook, parameters, run, tool, turnStream, withoutClocks, type RunOptions } from "./direct-path-harness.js";
 
 describe("the direct path for a turn with one plain call", () => {
   const oneCall: MockResponse[] = [{ calls: [call("c1", "hello")] }, { text: "done" }];
@@ -134,9 +34,8 @@ describe("the direct path for a turn with one plain call", () => {
     }
   });
 
-  it("is not taken when a batch could differ: two calls, beforeToolCall, a needsApproval function, length truncation", async () => {
+  it("is not taken when a batch could differ: beforeToolCall, a needsApproval function, length truncation", async () => {
     const cases: { name: string; options: RunOptions }[] = [
-      { name: "two calls", options: { responses: [{ calls: [call("c1"), call("c2")] }, { text: "done" }] } },
       { name: "beforeToolCall", options: { responses: oneCall, config: noOpHook } },
       { name: "needsApproval function", options: { responses: oneCall, tools: [tool("echo", "echo", { needsApproval: () => false })] } },
       { name: "length truncated", options: { responses: [{ calls: [call("c1")], stopReason: "length" }, { text: "done" }] } },
@@ -251,13 +150,14 @@ describe("the direct path for a turn with one plain call", () => {
 
   it("restores a snapshot written before the direct path (state value `dispatching`) into the batch it holds", async () => {
     let taken: unknown;
+    // Two calls in a sequential run: they take the batch's path.
     const twoCalls: MockResponse[] = [{ calls: [call("c1"), call("c2")] }, { text: "done" }];
     const slow = (): AgentTool<typeof parameters> => ({ ...tool(), execute: (_id, args) => new Promise((resolve) => setTimeout(() => resolve({ content: [{ type: "text", text: args.text }], details: {} }), 5)) });
     const controller = new AbortController();
     const actor = createAgentLoopActor({
       prompts: [{ role: "user", content: "go", timestamp: 1 }],
       context: { systemPrompt: "test", messages: [], tools: [slow()] },
-      config: baseConfig(),
+      config: baseConfig({ toolExecution: "sequential" }),
       streamFn: turnStream(twoCalls),
       signal: controller.signal,
     });
@@ -268,8 +168,27 @@ describe("the direct path for a turn with one plain call", () => {
     actor.start();
     await done;
     const old = { ...(taken as object), value: "dispatching" };
-    const restored = await run({ responses: twoCalls, tools: [slow()], snapshot: old });
+    const restored = await run({ responses: twoCalls, tools: [slow()], snapshot: old, config: { toolExecution: "sequential" } });
     expect(restored.exitReason).toBe("completed");
     expect(restored.messages.filter((message) => message.role === "toolResult").map((message) => (message as { toolCallId: string }).toolCallId)).toEqual(["c1", "c2"]);
+  });
+
+  it("restores a snapshot the one-call direct path wrote (a8646b1, its call executing, no settledCalls): the call runs again and the run ends as an uninterrupted one", async () => {
+    const fixture = JSON.parse(readFileSync(new URL("../fixtures/alone-one-call-a8646b1.json", import.meta.url), "utf8")) as { snapshot: { value: unknown; context: object; children: object } };
+    expect(fixture.snapshot.value).toEqual({ dispatching: "alone" });
+    expect(fixture.snapshot.context).not.toHaveProperty("settledCalls");
+    expect(Object.keys(fixture.snapshot.children)).toEqual([ALONE_CALL_ID]);
+    const runs: string[] = [];
+    const counted = (): AgentTool<typeof parameters> => ({ ...tool(), execute: async (id, args) => (runs.push(id), { content: [{ type: "text", text: `echo: ${args.text}` }], details: {} }) });
+    const responses: MockResponse[] = [{ calls: [call("c1", "hello")] }, { text: "done" }];
+    const uninterrupted = await run({ responses, tools: [counted()] });
+    const restored = await run({ responses, tools: [counted()], snapshot: fixture.snapshot });
+    expect(restored.exitReason).toBe("completed");
+    expect(runs).toEqual(["c1", "c1"]);
+    // The restored run picks up where the snapshot was: the call settles, its result is emitted, the turn ends.
+    expect(restored.events.slice(0, 4).map((event) => event.type)).toEqual(["tool_execution_end", "message_start", "message_end", "turn_end"]);
+    expect(restored.events[0]).toMatchObject({ toolCallId: "c1", isError: false, result: { content: [{ type: "text", text: "echo: hello" }] } });
+    expect(withoutClocks(restored.messages.slice(2))).toEqual(withoutClocks(uninterrupted.messages.slice(2)));
+    expect(restored.messages.map((message) => message.role)).toEqual(["user", "assistant", "toolResult", "assistant"]);
   });
 });

@@ -54,7 +54,7 @@ const call = (id: string, text: string, delayMs = 0) => ({ id, name: "echo", arg
 
 const SCENARIOS: Scenario[] = [
   {
-    name: "a parallel batch",
+    name: "three parallel calls (the direct path, settling out of order)",
     responses: [{ calls: [call("p1", "one", 3), call("p2", "two"), call("p3", "three", 1)] }, { text: "done" }],
   },
   {
@@ -184,25 +184,28 @@ describe("persisted snapshots and restore", () => {
     expect(restored.runs).toEqual(["s1", "s2", "s3"]);
   });
 
-  it("never changes a snapshot after it was taken", async () => {
-    const { tools } = countingTools(new AbortController());
-    const taken: { snapshot: ReturnType<AnyActorRef["getSnapshot"]>; json: string }[] = [];
-    const actor = createAgentLoopActor({
-      prompts: [user("go")],
-      context: { systemPrompt: "", messages: [], tools },
-      config: baseConfig(),
-      streamFn: turnStream([{ calls: [call("f1", "one", 2), call("f2", "two", 1)] }, { text: "done" }]),
+  // Two parallel calls take the direct path (the loop records the first settle); in a sequential run they take the batch.
+  for (const [child, toolExecution] of [["alone", "parallel"], ["batch", "sequential"]] as const) {
+    it(`never changes a snapshot after it was taken (dispatching.${child})`, async () => {
+      const { tools } = countingTools(new AbortController());
+      const taken: { snapshot: ReturnType<AnyActorRef["getSnapshot"]>; json: string }[] = [];
+      const actor = createAgentLoopActor({
+        prompts: [user("go")],
+        context: { systemPrompt: "", messages: [], tools },
+        config: baseConfig({ toolExecution }),
+        streamFn: turnStream([{ calls: [call("f1", "one", 2), call("f2", "two", 1)] }, { text: "done" }]),
+      });
+      actor.subscribe((snapshot) => {
+        taken.push({ snapshot, json: JSON.stringify(snapshot.context) });
+      });
+      await new Promise<void>((resolve) => {
+        actor.subscribe({ complete: () => resolve() });
+        actor.start();
+      });
+      expect(taken.some(({ snapshot }) => snapshot.matches({ dispatching: child }))).toBe(true);
+      for (const { snapshot, json } of taken) expect(JSON.stringify(snapshot.context)).toBe(json);
     });
-    actor.subscribe((snapshot) => {
-      taken.push({ snapshot, json: JSON.stringify(snapshot.context) });
-    });
-    await new Promise<void>((resolve) => {
-      actor.subscribe({ complete: () => resolve() });
-      actor.start();
-    });
-    expect(taken.some(({ snapshot }) => snapshot.matches({ dispatching: "batch" }))).toBe(true);
-    for (const { snapshot, json } of taken) expect(JSON.stringify(snapshot.context)).toBe(json);
-  });
+  }
 
   it("stopping a call's actor aborts its tool's signal; the run's abort reaches it too", async () => {
     const signals = new Map<string, AbortSignal>();

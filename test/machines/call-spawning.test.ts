@@ -1,5 +1,6 @@
 /**
- * How the tool batch parents its calls: a small batch spawns each call itself
+ * How the tool batch parents its calls (a small plain parallel response has none:
+ * the loop spawns its calls itself, the direct path): a small batch spawns each call itself
  * (actor id = the tool call id, system id `toolCall:<id>`); a large parallel
  * batch spawns slices of itself, so no machine has more than SLICE_SIZE
  * children; a sequential batch has one call at a time. Large batches finish,
@@ -67,8 +68,18 @@ async function actorsOfBatch(count: number, mode: "parallel" | "sequential" = "p
 }
 
 describe("spawning a batch's calls", () => {
-  it("spawns each call of a small batch as the batch's own child, with its place in the batch as actor id", async () => {
-    const { spawned } = await actorsOfBatch(3);
+  it("spawns each call of a small parallel response as the loop's own child (the direct path, no batch), with its place in the batch as actor id", async () => {
+    const { spawned, results } = await actorsOfBatch(3);
+    expect(spawned).toEqual([
+      ["call", "call@0", "agentLoop"],
+      ["call", "call@1", "agentLoop"],
+      ["call", "call@2", "agentLoop"],
+    ]);
+    expect(results.map((result) => result.toolCallId)).toEqual(["c0", "c1", "c2"]);
+  });
+
+  it("spawns each call of a small batch as the batch's own child when the batch cannot be skipped (sequential: one at a time)", async () => {
+    const { spawned } = await actorsOfBatch(3, "sequential");
     expect(spawned).toEqual([
       ["batch", "toolBatch", "agentLoop"],
       ["call", "call@0", "toolBatch"],

@@ -85,11 +85,11 @@ export const ignoresAbortWhileExecuting: FaultyMachine = agentLoopMachine.provid
 });
 
 /**
- * The direct path forgets the lone call when the abort's grace period runs out:
- * it neither warns nor cancels it, so a tool that ignores the abort hangs the run.
+ * The direct path forgets its calls when the abort's grace period runs out:
+ * it neither warns nor cancels them, so a tool that ignores the abort hangs the run.
  */
-export const keepsWaitingOnTheLoneCall: FaultyMachine = agentLoopMachine.provide({
-  actions: { abandonAloneCall: () => undefined },
+export const keepsWaitingOnTheDirectCalls: FaultyMachine = agentLoopMachine.provide({
+  actions: { abandonAloneCalls: () => undefined },
 });
 
 /** Forgets that the grace period ran out: after abandoning a batch it asks the next hook, which may never answer. */

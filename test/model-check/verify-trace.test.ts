@@ -155,9 +155,9 @@ describe("verifyTrace", () => {
       const removed = await tamper(source, "skipped.jsonl", await loopSnapshot(source, { eventType: "model.done" }), () => undefined);
       const verification = await verifyTrace(removed.file);
       expect(verification.conforms).toBe(false);
-      // The loop's next step (the batch's result) now starts from the request state, which cannot take it.
+      // The loop's next step (the first call's settle: the three parallel calls run on the direct path) now starts from the request state, which cannot take it.
       expect(verification.failure).toMatchObject({ machineId: "agentLoop" });
-      expect(verification.failure?.event).toMatch(/^xstate\.done\.actor\./);
+      expect(verification.failure?.event).toBe("tool.settled");
       const lines = (await readFile(removed.file, "utf8")).split("\n");
       const failing = JSON.parse(lines[(verification.failure?.line ?? 0) - 1] as string) as Record<string, unknown>;
       expect(inspectOf(failing)?.event?.type).toBe(verification.failure?.event);

@@ -189,14 +189,18 @@ describe("per-tool concurrency and maxParallelCalls", () => {
 });
 
 describe("a batch the caps do not bind", () => {
-  /** The loop's batch right after a response with `count` calls of tool `t`, under the given caps. */
-  function batchAfter(count: number, input: { concurrency?: number; maxParallelCalls?: number }) {
+  /**
+   * The loop's batch right after a response with `count` calls of tool `t`, under the given caps
+   * (`t` may ask for approval unless `direct`: plain calls whose caps do not bind take the direct path, no batch).
+   */
+  function batchAfter(count: number, input: { concurrency?: number; maxParallelCalls?: number; direct?: boolean }) {
     const actor = createActor(agentLoopMachine, {
       input: {
         systemPrompt: "",
         messages: [],
         prompts: [],
         model: testModel,
+        ...(input.direct === true ? {} : { approvalTools: ["t"] }),
         ...(input.concurrency !== undefined ? { toolPolicies: { calls: {}, concurrency: { t: input.concurrency } } } : {}),
         ...(input.maxParallelCalls !== undefined ? { maxParallelCalls: input.maxParallelCalls } : {}),
       },
@@ -219,8 +223,12 @@ describe("a batch the caps do not bind", () => {
       expect(unbound.context.layout).toMatchObject({ handshake: false });
       expect(unbound.context).not.toHaveProperty("queue");
     }
-    // One call: no cap binds, and no batch at all (the direct path, `dispatching.alone`).
-    expect(batchAfter(1, { concurrency: 1, maxParallelCalls: 1 })).toBeUndefined();
+    // Plain calls no cap binds (one call never binds one): no batch at all (the direct path, `dispatching.alone`).
+    expect(batchAfter(1, { concurrency: 1, maxParallelCalls: 1, direct: true })).toBeUndefined();
+    expect(batchAfter(3, { concurrency: 3, direct: true })).toBeUndefined();
+    expect(batchAfter(3, { maxParallelCalls: 3, direct: true })).toBeUndefined();
+    // A cap that binds needs the batch, plain calls or not.
+    expect(batchAfter(3, { concurrency: 2, direct: true })).toMatchObject({ value: { capped: "running" } });
     const bound = batchAfter(3, { concurrency: 2 })!;
     expect(bound.context).toMatchObject({ layout: { caps: { perTool: { t: 2 } }, handshake: true }, queue: { executing: { t: 2 } } });
     expect(bound.value).toEqual({ capped: "running" });
