@@ -19,7 +19,7 @@
  */
 import type { AssistantMessage, ToolCall, ToolResultMessage } from "../src/types.js";
 import { callSystemId, type ToolCallInput, type ToolCallToBatchEvent } from "./events.js";
-import { callActorId, resultMessage, SLICE_SIZE, uniqueCallIds, type ToolBatchOutput } from "./tool-batch-layout.js";
+import { callActorId, callsWaitedOn, resultMessage, SLICE_SIZE, uniqueCallIds, type ToolBatchOutput } from "./tool-batch-layout.js";
 import { capsFor } from "./loop-policies.js";
 import { toolCallsOf, type AgentLoopContext, type SettledCalls } from "./loop-context.js";
 
@@ -157,9 +157,5 @@ export function unsettledAloneCalls(context: AgentLoopContext): number[] {
 /** What the abandonment warning names when the run stops waiting on the unsettled calls after an abort: what the batch names for them. */
 export function aloneCallsWaitedOn(context: AgentLoopContext): string {
   const calls = toolCallsOf(context.assistant);
-  const names = unsettledAloneCalls(context).map((index) => {
-    const call = calls[index] as ToolCall;
-    return `tool call "${call.name}" (id ${call.id})`;
-  });
-  return names.length > 0 ? names.join(", ") : "work in flight";
+  return callsWaitedOn(unsettledAloneCalls(context).map((index) => calls[index] as ToolCall));
 }

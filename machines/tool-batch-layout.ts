@@ -336,13 +336,17 @@ export function unsettledStarted(context: ToolBatchContext): number[] {
   return members;
 }
 
+/** What an abandonment warning names for `calls` the run stops waiting on (the batch's and the direct path's wording). */
+export function callsWaitedOn(calls: readonly ToolCall[]): string {
+  return calls.length > 0 ? calls.map((call) => `tool call "${call.name}" (id ${call.id})`).join(", ") : "work in flight";
+}
+
 /** The `warning` a batch emits when the run stops waiting on its unsettled calls after an abort. */
 export function abandonWarning(context: ToolBatchContext): Extract<AgentEvent, { type: "warning" }> {
-  const pending = unsettledStarted(context).flatMap((member) => {
-    const calls = context.layout.sliceSize === 0 ? [context.calls[member] as ToolCall] : context.calls.slice(member * context.layout.sliceSize, (member + 1) * context.layout.sliceSize);
-    return calls.map((call) => `tool call "${call.name}" (id ${call.id})`);
-  });
-  const what = pending.length > 0 ? pending.join(", ") : "work in flight";
+  const pending = unsettledStarted(context).flatMap((member) =>
+    context.layout.sliceSize === 0 ? [context.calls[member] as ToolCall] : context.calls.slice(member * context.layout.sliceSize, (member + 1) * context.layout.sliceSize),
+  );
+  const what = callsWaitedOn(pending);
   return {
     type: "warning",
     reason: "abandoned",
