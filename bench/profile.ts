@@ -5,6 +5,7 @@
  *
  * Usage (from the root, after `npm run build`):
  *   BENCH_PROFILE_ENGINE=loopchart BENCH_ONLY=wide BENCH_ROUNDS=3 node --expose-gc --import tsx bench/profile.ts
+ * `BENCH_PROFILE_ENGINE=floor` profiles the streaming floor (`streaming-floor.ts`), to set beside loopchart's.
  * Honours BENCH_ROUNDS, BENCH_SCALE, BENCH_ONLY and BENCH_LOOPCHART like `run.ts`.
  * `BENCH_SHAPES=peers` profiles the peers benchmark's shapes instead (`PEER_WORKLOADS`)
  * as that benchmark runs them: a forced full GC before each run, kept out of the
@@ -14,6 +15,7 @@ import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { loadLoopchartEngine, piEngine } from "./engines.js";
 import { collectGarbage, measureRun } from "./measure.js";
+import { streamingFloorEngine } from "./streaming-floor.js";
 import { readBenchOptions, WARMUP_FRACTION } from "./options.js";
 import { mergeProfiles, summariseProfile, type CpuProfile } from "./summarise-profile.js";
 import { PEER_WORKLOADS, scaleWorkload, WORKLOADS } from "./workloads.js";
@@ -24,8 +26,8 @@ const SAMPLING_INTERVAL_US = 100;
 async function main(): Promise<void> {
   const options = readBenchOptions();
   const which = process.env.BENCH_PROFILE_ENGINE ?? "loopchart";
-  if (which !== "pi" && which !== "loopchart") throw new Error(`BENCH_PROFILE_ENGINE must be "pi" or "loopchart", got "${which}"`);
-  const engine = which === "pi" ? piEngine : await loadLoopchartEngine(options.loopchartSource);
+  if (which !== "pi" && which !== "loopchart" && which !== "floor") throw new Error(`BENCH_PROFILE_ENGINE must be "pi", "loopchart" or "floor", got "${which}"`);
+  const engine = which === "pi" ? piEngine : which === "floor" ? streamingFloorEngine : await loadLoopchartEngine(options.loopchartSource);
   if (typeof engine === "string") throw new Error(engine);
 
   const peers = process.env.BENCH_SHAPES === "peers";
