@@ -132,6 +132,11 @@ class CoercionCompiler {
     }
     if (declaredTypes(node).length > 0) {
       const typed = this.typed(node);
+      const keeps = keepsAsIs(typed.types);
+      if (keeps !== undefined) {
+        // A value of the one primitive type is returned at any depth (copying a primitive returns it too).
+        return (value, depth) => (keeps(value) ? value : depth > MAX_COERCION_DEPTH ? copyJson(value) : coerceTyped(typed, value, depth));
+      }
       return (value, depth) => (depth > MAX_COERCION_DEPTH ? copyJson(value) : coerceTyped(typed, value, depth));
     }
     const branches = (node.anyOf ?? node.oneOf) as unknown;
@@ -200,6 +205,27 @@ class CoercionCompiler {
     const rest = restSchema === undefined ? copyAtAnyDepth : this.node(restSchema);
     if (prefix.length === 0) return (value, depth) => value.map((item) => rest(item, depth + 1));
     return (value, depth) => value.map((item, index) => (index < prefix.length ? prefix[index] : rest)(item, depth + 1));
+  }
+}
+
+/**
+ * For a node of one primitive type, the test `jsonTypeOf` + acceptance would make,
+ * without them: `number` takes BigInts too (`jsonTypeOf` calls them numbers),
+ * `integer` only whole numbers. `undefined` for other nodes.
+ */
+function keepsAsIs(types: readonly JsonType[]): ((value: unknown) => boolean) | undefined {
+  if (types.length !== 1) return undefined;
+  switch (types[0]) {
+    case "string":
+      return (value) => typeof value === "string";
+    case "boolean":
+      return (value) => typeof value === "boolean";
+    case "number":
+      return (value) => typeof value === "number" || typeof value === "bigint";
+    case "integer":
+      return (value) => typeof value === "number" && Number.isInteger(value);
+    default:
+      return undefined;
   }
 }
 
