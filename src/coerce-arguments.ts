@@ -1,10 +1,23 @@
 /**
  * Coercion of a tool call's arguments to the primitive types their JSON Schema
  * asks for (pi-ai's AJV `coerceTypes: true` semantics): `"3"` → 3, `"true"` →
- * true, numbers and booleans → strings, `null` → the type's empty value. Always
- * returns a deep copy; the model's arguments are never mutated.
+ * true, numbers and booleans → strings, `null` → the type's empty value. A schema
+ * is compiled once into a tree of closures ({@link compileCoercion}), so coercing
+ * a call's arguments only walks the arguments. Always returns a deep copy; the
+ * model's arguments are never mutated.
  */
 import { failed, passed, type Checked } from "./checked.js";
+import {
+  acceptedTypes,
+  convertPrimitive,
+  copyJson,
+  declaredTypes,
+  isRecord,
+  jsonTypeOf,
+  NOT_CONVERTED,
+  resolveRef,
+  type JsonType,
+} from "./json-coercion.js";
 import type { JsonSchema } from "./schema-types.js";
 
 /**
@@ -22,192 +35,239 @@ export function parseArgumentsText(text: string): Checked<unknown> {
   }
 }
 
-// ---------------------------------------------------------------------------
-// Coercion: a fresh deep copy of the arguments with primitives converted to the
-// types the JSON Schema asks for (pi-ai's AJV `coerceTypes: true` semantics).
-// ---------------------------------------------------------------------------
-
-type JsonType = "null" | "boolean" | "integer" | "number" | "string" | "array" | "object";
-
 /** Deepest `$ref` chain / nesting followed while coercing; deeper values are copied as they are. */
 const MAX_COERCION_DEPTH = 64;
 
 /**
- * Returns a deep copy of `value` whose primitives are converted where `schema`
- * expects another primitive type. Values that cannot be converted are copied
- * unchanged, for the validator to report.
+ * A schema's coercion, compiled: returns a deep copy of `value` whose primitives
+ * are converted where the schema expects another primitive type. Values that
+ * cannot be converted are copied unchanged, for the validator to report. Never
+ * mutates `value`.
+ *
+ * @throws SyntaxError when an argument's key is tested against a `patternProperties`
+ *   pattern that is not a valid `u`-flag regular expression.
+ */
+export type Coercion = (value: unknown) => unknown;
+
+/**
+ * Compiles `schema` into a {@link Coercion}. Every keyword (`$ref`, `allOf`,
+ * `anyOf`/`oneOf`, `type` or the types `const`/`enum`/`properties`/`items` imply,
+ * `properties`, `patternProperties`, `additionalProperties`, `prefixItems`, `items`,
+ * `additionalItems`) is read here, once; a union's branch is still picked per value
+ * (the first branch that accepts the value's type as it is, else the first one it
+ * converts to). `$ref` cycles compile to cycles of closures, bounded at run time by
+ * the depth limit. The schema must not be mutated afterwards.
+ */
+export function compileCoercion(schema: JsonSchema): Coercion {
+  const coerceRoot = new CoercionCompiler(schema).node(schema);
+  return (value) => coerceRoot(value, 0);
+}
+
+/**
+ * Returns a deep copy of `value` coerced to `schema` (see {@link Coercion}). Compiles
+ * the schema on every call: to coerce many values, keep {@link compileCoercion}'s
+ * result instead (`src/validation.ts` caches it per schema).
  */
 export function coerceToSchema(schema: JsonSchema, value: unknown): unknown {
-  return coerce(schema, schema, value, 0);
+  return compileCoercion(schema)(value);
 }
 
-function coerce(root: JsonSchema, schema: unknown, value: unknown, depth: number): unknown {
-  if (depth > MAX_COERCION_DEPTH || typeof schema !== "object" || schema === null) return copyJson(value);
-  let node = schema as JsonSchema;
-  if (typeof node.$ref === "string") {
-    const target = resolveRef(root, node.$ref);
-    if (target !== undefined) return coerce(root, target, value, depth + 1);
+/** Coerces a value at `depth` nodes from the root (`$ref`s, `allOf` parts, properties and items each count one). */
+type NodeCoercer = (value: unknown, depth: number) => unknown;
+
+/** The coercion of a node that declares types, as a union branch uses it too. */
+interface TypedCoercer {
+  /** Conversions are tried in this order. */
+  readonly types: readonly JsonType[];
+  readonly accepted: ReadonlySet<JsonType>;
+  /** Set once the node's `properties` etc. are compiled (a `$ref` cycle may reach this node first). */
+  object: ((value: Record<string, unknown>, depth: number) => Record<string, unknown>) | undefined;
+  array: ((value: unknown[], depth: number) => unknown[]) | undefined;
+}
+
+const copyAtAnyDepth: NodeCoercer = (value) => copyJson(value);
+
+/** One compilation: the root `$ref`s resolve against, and what each schema object has compiled to. */
+class CoercionCompiler {
+  private readonly nodes = new Map<object, NodeCoercer>();
+  private readonly typedNodes = new Map<object, TypedCoercer>();
+
+  constructor(private readonly root: JsonSchema) {}
+
+  /** The coercer of any schema value; non-objects (boolean schemas) copy the value as it is. */
+  node(schema: unknown): NodeCoercer {
+    if (typeof schema !== "object" || schema === null) return copyAtAnyDepth;
+    const known = this.nodes.get(schema);
+    if (known !== undefined) return known;
+    // A $ref or allOf cycle reaches this node again while it compiles: it gets a forwarder.
+    let compiled: NodeCoercer | undefined;
+    this.nodes.set(schema, (value, depth) => (compiled as NodeCoercer)(value, depth));
+    try {
+      compiled = this.compileNode(schema as JsonSchema);
+    } catch {
+      // A `$ref` with a malformed percent escape: throw its URIError when a value reaches the node, as interpreting it would.
+      compiled = (value, depth) => (depth > MAX_COERCION_DEPTH ? copyJson(value) : this.compileNode(schema as JsonSchema)(value, depth));
+    }
+    this.nodes.set(schema, compiled);
+    return compiled;
   }
-  if (Array.isArray(node.allOf)) {
-    let result = value;
-    for (const part of node.allOf) result = coerce(root, part, result, depth + 1);
-    return result;
-  }
-  const types = declaredTypes(node);
-  if (types.length === 0) {
+
+  private compileNode(node: JsonSchema): NodeCoercer {
+    if (typeof node.$ref === "string") {
+      const target = resolveRef(this.root, node.$ref);
+      if (target !== undefined) {
+        const next = this.node(target);
+        return (value, depth) => (depth > MAX_COERCION_DEPTH ? copyJson(value) : next(value, depth + 1));
+      }
+    }
+    if (Array.isArray(node.allOf)) {
+      const parts = Array.from(node.allOf as unknown[], (part) => this.node(part));
+      if (parts.length === 0) return copyAtAnyDepth;
+      return (value, depth) => {
+        if (depth > MAX_COERCION_DEPTH) return copyJson(value);
+        let result = value;
+        for (const part of parts) result = part(result, depth + 1);
+        return result;
+      };
+    }
+    if (declaredTypes(node).length > 0) {
+      const typed = this.typed(node);
+      const keeps = keepsAsIs(typed.types);
+      if (keeps !== undefined) {
+        // A value of the one primitive type is returned at any depth (copying a primitive returns it too).
+        return (value, depth) => (keeps(value) ? value : depth > MAX_COERCION_DEPTH ? copyJson(value) : coerceTyped(typed, value, depth));
+      }
+      return (value, depth) => (depth > MAX_COERCION_DEPTH ? copyJson(value) : coerceTyped(typed, value, depth));
+    }
     const branches = (node.anyOf ?? node.oneOf) as unknown;
-    if (!Array.isArray(branches)) return copyJson(value);
-    const branch = pickBranch(root, branches, value);
-    if (branch === undefined) return copyJson(value);
-    node = branch;
+    if (!Array.isArray(branches)) return copyAtAnyDepth;
+    const union = this.unionBranches(branches);
+    if (union.length === 0) return copyAtAnyDepth;
+    return (value, depth) => (depth > MAX_COERCION_DEPTH ? copyJson(value) : coerceUnion(union, value, depth));
   }
-  return coerceToTypes(root, node, declaredTypes(node), value, depth);
+
+  /**
+   * A union's branches as candidates: a branch that is a `$ref` is resolved one step
+   * (a branch's own `$ref`, `allOf` and unions are not followed further), and a branch
+   * that declares no types can never be picked, so it is left out.
+   */
+  private unionBranches(branches: readonly unknown[]): TypedCoercer[] {
+    const union: TypedCoercer[] = [];
+    for (const branch of branches) {
+      const resolved = isRecord(branch) && typeof branch.$ref === "string" ? resolveRef(this.root, branch.$ref) : branch;
+      if (isRecord(resolved) && declaredTypes(resolved).length > 0) union.push(this.typed(resolved));
+    }
+    return union;
+  }
+
+  /** The coercion of a node by its declared types, ignoring its `$ref`, `allOf` and unions. */
+  private typed(node: JsonSchema): TypedCoercer {
+    const known = this.typedNodes.get(node);
+    if (known !== undefined) return known;
+    const types = declaredTypes(node);
+    const typed: TypedCoercer = { types, accepted: acceptedTypes(types), object: undefined, array: undefined };
+    this.typedNodes.set(node, typed);
+    if (typed.accepted.has("object")) typed.object = this.objectCoercer(node);
+    if (typed.accepted.has("array")) typed.array = this.arrayCoercer(node);
+    return typed;
+  }
+
+  private objectCoercer(node: JsonSchema): (value: Record<string, unknown>, depth: number) => Record<string, unknown> {
+    const named = new Map<string, NodeCoercer>();
+    if (isRecord(node.properties)) {
+      for (const [key, schema] of Object.entries(node.properties)) named.set(key, this.node(schema));
+    }
+    const patterns = isRecord(node.patternProperties)
+      ? Object.entries(node.patternProperties).map(([pattern, schema]) => ({ matches: keyMatcher(pattern), coerce: this.node(schema) }))
+      : [];
+    const additional = isRecord(node.additionalProperties) ? this.node(node.additionalProperties) : undefined;
+    const otherKey =
+      patterns.length === 0
+        ? () => additional
+        : (key: string): NodeCoercer | undefined => {
+            for (const pattern of patterns) if (pattern.matches(key)) return pattern.coerce;
+            return additional;
+          };
+    return (value, depth) => {
+      const result: Record<string, unknown> = {};
+      for (const key of Object.keys(value)) {
+        const coerce = named.get(key) ?? otherKey(key);
+        result[key] = coerce === undefined ? copyJson(value[key]) : coerce(value[key], depth + 1);
+      }
+      return result;
+    };
+  }
+
+  private arrayCoercer(node: JsonSchema): (value: unknown[], depth: number) => unknown[] {
+    const prefixSchemas = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : [];
+    const prefix = Array.from(prefixSchemas as unknown[], (schema) => this.node(schema));
+    const restSchema = isRecord(node.items) ? node.items : isRecord(node.additionalItems) ? node.additionalItems : undefined;
+    const rest = restSchema === undefined ? copyAtAnyDepth : this.node(restSchema);
+    if (prefix.length === 0) return (value, depth) => value.map((item) => rest(item, depth + 1));
+    return (value, depth) => value.map((item, index) => (index < prefix.length ? prefix[index] : rest)(item, depth + 1));
+  }
 }
 
-function coerceToTypes(root: JsonSchema, node: JsonSchema, types: readonly JsonType[], value: unknown, depth: number): unknown {
-  const actual = jsonTypeOf(value);
-  if (accepts(types, actual)) {
-    if (actual === "object") return coerceObject(root, node, value as Record<string, unknown>, depth);
-    if (actual === "array") return coerceArray(root, node, value as unknown[], depth);
-    return value;
+/**
+ * For a node of one primitive type, the test `jsonTypeOf` + acceptance would make,
+ * without them: `number` takes BigInts too (`jsonTypeOf` calls them numbers),
+ * `integer` only whole numbers. `undefined` for other nodes.
+ */
+function keepsAsIs(types: readonly JsonType[]): ((value: unknown) => boolean) | undefined {
+  if (types.length !== 1) return undefined;
+  switch (types[0]) {
+    case "string":
+      return (value) => typeof value === "string";
+    case "boolean":
+      return (value) => typeof value === "boolean";
+    case "number":
+      return (value) => typeof value === "number" || typeof value === "bigint";
+    case "integer":
+      return (value) => typeof value === "number" && Number.isInteger(value);
+    default:
+      return undefined;
   }
+}
+
+/** Tests a `patternProperties` key; a pattern that is no valid `u`-flag expression throws its SyntaxError when first used, as AJV's would. */
+function keyMatcher(pattern: string): (key: string) => boolean {
+  try {
+    const expression = new RegExp(pattern, "u");
+    return (key) => expression.test(key);
+  } catch {
+    return (key) => new RegExp(pattern, "u").test(key);
+  }
+}
+
+/** A value whose type the node accepts is walked (objects, arrays) or kept; any other is converted, or copied for the validator to report. */
+function coerceTyped(typed: TypedCoercer, value: unknown, depth: number): unknown {
+  const actual = jsonTypeOf(value);
+  return typed.accepted.has(actual) ? walkAccepted(typed, actual, value, depth) : convertToFirst(typed.types, value);
+}
+
+/** The first branch that accepts the value's type as it is, else the first type of any branch the value converts to. */
+function coerceUnion(union: readonly TypedCoercer[], value: unknown, depth: number): unknown {
+  const actual = jsonTypeOf(value);
+  for (const typed of union) if (typed.accepted.has(actual)) return walkAccepted(typed, actual, value, depth);
+  for (const typed of union) {
+    for (const type of typed.types) {
+      const converted = convertPrimitive(value, type);
+      if (converted !== NOT_CONVERTED) return converted;
+    }
+  }
+  return copyJson(value);
+}
+
+function walkAccepted(typed: TypedCoercer, actual: JsonType, value: unknown, depth: number): unknown {
+  if (actual === "object") return (typed.object as NonNullable<TypedCoercer["object"]>)(value as Record<string, unknown>, depth);
+  if (actual === "array") return (typed.array as NonNullable<TypedCoercer["array"]>)(value as unknown[], depth);
+  return value;
+}
+
+function convertToFirst(types: readonly JsonType[], value: unknown): unknown {
   for (const type of types) {
     const converted = convertPrimitive(value, type);
     if (converted !== NOT_CONVERTED) return converted;
   }
   return copyJson(value);
-}
-
-function coerceObject(root: JsonSchema, node: JsonSchema, value: Record<string, unknown>, depth: number): Record<string, unknown> {
-  const result: Record<string, unknown> = {};
-  const properties = isRecord(node.properties) ? node.properties : undefined;
-  for (const key of Object.keys(value)) {
-    const propertySchema =
-      properties !== undefined && Object.hasOwn(properties, key) ? properties[key] : additionalSchema(node, key);
-    result[key] = propertySchema === undefined ? copyJson(value[key]) : coerce(root, propertySchema, value[key], depth + 1);
-  }
-  return result;
-}
-
-function additionalSchema(node: JsonSchema, key: string): unknown {
-  if (isRecord(node.patternProperties)) {
-    for (const [pattern, schema] of Object.entries(node.patternProperties)) {
-      if (new RegExp(pattern, "u").test(key)) return schema;
-    }
-  }
-  return isRecord(node.additionalProperties) ? node.additionalProperties : undefined;
-}
-
-function coerceArray(root: JsonSchema, node: JsonSchema, value: unknown[], depth: number): unknown[] {
-  const prefix = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : [];
-  const rest = isRecord(node.items) ? node.items : isRecord(node.additionalItems) ? node.additionalItems : undefined;
-  return value.map((item, index) => {
-    const itemSchema = index < prefix.length ? prefix[index] : rest;
-    return itemSchema === undefined ? copyJson(item) : coerce(root, itemSchema, item, depth + 1);
-  });
-}
-
-/** The first union branch that accepts the value's type as it is, else the first one it converts to. */
-function pickBranch(root: JsonSchema, branches: readonly unknown[], value: unknown): JsonSchema | undefined {
-  const resolved = branches
-    .map((branch) => (isRecord(branch) && typeof branch.$ref === "string" ? resolveRef(root, branch.$ref) : branch))
-    .filter(isRecord) as JsonSchema[];
-  const actual = jsonTypeOf(value);
-  const matching = resolved.find((branch) => accepts(declaredTypes(branch), actual));
-  if (matching) return matching;
-  return resolved.find((branch) => declaredTypes(branch).some((type) => convertPrimitive(value, type) !== NOT_CONVERTED));
-}
-
-/** The types a schema node allows, from `type`, or implied by `const`, `enum`, `properties` or `items`. */
-function declaredTypes(node: JsonSchema): JsonType[] {
-  if (typeof node.type === "string") return [node.type as JsonType];
-  if (Array.isArray(node.type)) return node.type as JsonType[];
-  if ("const" in node) return [jsonTypeOf(node.const)];
-  if (Array.isArray(node.enum)) return [...new Set(node.enum.map(jsonTypeOf))];
-  if (isRecord(node.properties) || Array.isArray(node.required)) return ["object"];
-  if (node.items !== undefined || Array.isArray(node.prefixItems)) return ["array"];
-  return [];
-}
-
-function accepts(types: readonly JsonType[], actual: JsonType): boolean {
-  return types.includes(actual) || (actual === "integer" && types.includes("number"));
-}
-
-function jsonTypeOf(value: unknown): JsonType {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  switch (typeof value) {
-    case "boolean":
-      return "boolean";
-    case "string":
-      return "string";
-    case "object":
-      return "object";
-    case "number":
-    case "bigint":
-      return Number.isInteger(value) ? "integer" : "number";
-    default:
-      return "null";
-  }
-}
-
-const NOT_CONVERTED: unique symbol = Symbol("not converted");
-
-/** AJV's coercion table between primitive types; `NOT_CONVERTED` when no lossless conversion exists. */
-function convertPrimitive(value: unknown, type: JsonType): unknown {
-  switch (type) {
-    case "number":
-    case "integer": {
-      const number =
-        value === null ? 0 : typeof value === "boolean" ? Number(value) : typeof value === "string" ? parseNumber(value) : NaN;
-      return Number.isFinite(number) && (type === "number" || Number.isInteger(number)) ? number : NOT_CONVERTED;
-    }
-    case "boolean":
-      if (value === "true" || value === 1) return true;
-      if (value === "false" || value === 0 || value === null) return false;
-      return NOT_CONVERTED;
-    case "string":
-      if (value === null) return "";
-      return typeof value === "number" || typeof value === "boolean" ? String(value) : NOT_CONVERTED;
-    case "null":
-      return value === "" || value === 0 || value === false ? null : NOT_CONVERTED;
-    default:
-      return NOT_CONVERTED;
-  }
-}
-
-function parseNumber(text: string): number {
-  return text.trim() === "" ? NaN : Number(text);
-}
-
-/** `#/$defs/Name`-style local references; anything else is left unresolved. */
-function resolveRef(root: JsonSchema, ref: string): JsonSchema | undefined {
-  if (ref === "#") return root;
-  if (!ref.startsWith("#/")) return undefined;
-  let node: unknown = root;
-  for (const raw of ref.slice(2).split("/")) {
-    const segment = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
-    if (!isRecord(node) || !Object.hasOwn(node, segment)) return undefined;
-    node = node[segment];
-  }
-  return isRecord(node) ? (node as JsonSchema) : undefined;
-}
-
-function isPlainPrototype(prototype: unknown): boolean {
-  return prototype === Object.prototype || prototype === null;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Deep copy of plain data; other values (functions, class instances) are kept by reference. */
-function copyJson(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(copyJson);
-  if (isRecord(value) && isPlainPrototype(Object.getPrototypeOf(value))) {
-    const result: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) result[key] = copyJson(value[key]);
-    return result;
-  }
-  return value;
 }

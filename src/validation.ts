@@ -16,7 +16,7 @@ import * as zod4 from "zod/v4/core";
 import { zodToJsonSchema } from "zod-to-json-schema";
 import { InvalidToolDefinitionError } from "./errors/invalid-tool-definition-error.js";
 import { ToolArgumentsError, type ToolArgumentIssue } from "./errors/tool-arguments-error.js";
-import { coerceToSchema, parseArgumentsText } from "./coerce-arguments.js";
+import { compileCoercion, parseArgumentsText, type Coercion } from "./coerce-arguments.js";
 import { jsonSchemaProblem } from "./check-json-schema.js";
 import { describeValue } from "./describe-value.js";
 import type { JsonSchema, ToolParameters } from "./schema-types.js";
@@ -41,6 +41,8 @@ interface ZodIssueLike {
 /** Everything derived once from a schema object. */
 interface SchemaEntry {
   jsonSchema: JsonSchema;
+  /** The coercion of arguments to `jsonSchema`, compiled once (see `compileCoercion`). */
+  coerce: Coercion;
   validate: (coerced: unknown) => { ok: true; value: unknown } | { ok: false; issues: ToolArgumentIssue[] };
 }
 
@@ -142,7 +144,7 @@ export function validateToolArguments(tool: ToolSchemaSource, args: unknown): un
     if (!text.ok) throw new ToolArgumentsError({ toolName: tool.name, issues: [{ path: ROOT_PATH, message: text.error }], received: args });
     parsed = text.value;
   }
-  const result = entry.validate(coerceToSchema(entry.jsonSchema, parsed));
+  const result = entry.validate(entry.coerce(parsed));
   if (result.ok) return result.value;
   throw new ToolArgumentsError({ toolName: tool.name, issues: result.issues, received: args });
 }
@@ -202,6 +204,7 @@ function buildEntry(toolName: string, parameters: object, label: SchemaLabel): S
     );
     return {
       jsonSchema,
+      coerce: compileCoercion(jsonSchema),
       validate: (coerced) => {
         const result = zod4.safeParse(parameters, coerced);
         return result.success ? { ok: true, value: result.data } : { ok: false, issues: zodIssues(result.error.issues) };
@@ -214,6 +217,7 @@ function buildEntry(toolName: string, parameters: object, label: SchemaLabel): S
     );
     return {
       jsonSchema,
+      coerce: compileCoercion(jsonSchema),
       validate: (coerced) => {
         const result = parameters.safeParse(coerced);
         return result.success ? { ok: true, value: result.data } : { ok: false, issues: zodIssues(result.error.issues) };
@@ -224,6 +228,7 @@ function buildEntry(toolName: string, parameters: object, label: SchemaLabel): S
   const validator = compileJsonSchema(toolName, label, jsonSchema);
   return {
     jsonSchema,
+    coerce: compileCoercion(jsonSchema),
     validate: (coerced) =>
       validator.Check(coerced) ? { ok: true, value: coerced } : { ok: false, issues: jsonSchemaIssues(validator.Errors(coerced)) },
   };
