@@ -46,6 +46,7 @@ export function createWholeArgumentsCheck(): WholeArgumentsCheck {
   let streamed: Map<number, Streamed> | undefined;
   return {
     observe(event) {
+      // A call's start drops whatever streamed at its index before (as an empty list of pieces did).
       if (event.type === "toolcall_start") streamed?.delete(event.contentIndex);
       else if (event.type === "toolcall_delta") {
         streamed ??= new Map();
