@@ -159,11 +159,13 @@ export function createRequestModelActor(servicesOf: ServicesSource) {
       for await (const event of stream) {
         if (finished) return;
         rearmIdle();
-        if (event.type === "done") return end(event.message, "done");
-        if (event.type === "error") return end(event.error, "error");
+        // The type read once: events of many shapes make every read of it a slow (megamorphic) one.
+        const { type } = event;
+        if (type === "done") return end(event.message, "done");
+        if (type === "error") return end(event.error, "error");
         if (typeof event.partial === "object" && event.partial !== null) partial = event.partial;
-        wholeArguments.observe(event);
-        if (event.type === "start") {
+        if (type === "toolcall_start" || type === "toolcall_delta") wholeArguments.observe(event);
+        if (type === "start") {
           started = true;
           emit({ type: "message_start", message: { ...event.partial } });
         } else if (started) {

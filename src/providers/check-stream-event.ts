@@ -53,41 +53,50 @@ export function checkAssistantMessage(
   eventType: AssistantMessageEvent["type"],
   options: CheckAssistantMessageOptions = {},
 ): Checked<AssistantMessage> {
+  const checked = checkMessage(value, eventType, options);
+  return typeof checked === "string" ? failed(checked) : passed(checked);
+}
+
+/** {@link checkAssistantMessage}'s outcome unwrapped: the usable message, or the error text. */
+function checkMessage(value: unknown, eventType: AssistantMessageEvent["type"], options: CheckAssistantMessageOptions): AssistantMessage | string {
   const field = eventType === "done" ? "message" : eventType === "error" ? "error" : "partial";
-  const invalid = (problem: string): Checked<AssistantMessage> =>
-    failed(`the stream function emitted an invalid ${eventType} event: ${problem}`);
   try {
     if (typeof value !== "object" || value === null || Array.isArray(value) || isErrorLike(value)) {
-      return invalid(`its \`${field}\` is ${describeValue(value)} instead of an assistant message`);
+      return invalidEvent(eventType, `its \`${field}\` is ${describeValue(value)} instead of an assistant message`);
     }
     const message = value as Record<string, unknown>;
-    const repairs: Partial<Record<keyof AssistantMessage, unknown>> = {};
-    if (message.role === undefined) repairs.role = "assistant";
-    else if (message.role !== "assistant") return invalid(`its \`${field}\` has role ${describeValue(message.role)}, not "assistant"`);
+    // Made at the first repair: a valid message (the common case) is handed back as it came, with nothing built.
+    let repairs: Partial<Record<keyof AssistantMessage, unknown>> | undefined;
+    if (message.role === undefined) repairs = { role: "assistant" };
+    else if (message.role !== "assistant") return invalidEvent(eventType, `its \`${field}\` has role ${describeValue(message.role)}, not "assistant"`);
 
     const content = message.content;
-    if (!Array.isArray(content)) return invalid(`its \`${field}\`.content is ${describeValue(content)}, not an array`);
+    if (!Array.isArray(content)) return invalidEvent(eventType, `its \`${field}\`.content is ${describeValue(content)}, not an array`);
     const checkedContent = checkContent(content, options);
-    if (typeof checkedContent === "string") return invalid(`its \`${field}\`.${checkedContent}`);
-    if (checkedContent !== content) repairs.content = checkedContent;
+    if (typeof checkedContent === "string") return invalidEvent(eventType, `its \`${field}\`.${checkedContent}`);
+    if (checkedContent !== content) (repairs ??= {}).content = checkedContent;
 
     const stopReason = message.stopReason;
     if (stopReason === undefined) {
       const hasCalls = (checkedContent as { type?: unknown }[]).some((block) => block.type === "toolCall");
-      repairs.stopReason = eventType === "error" ? "error" : hasCalls ? "toolUse" : "stop";
+      (repairs ??= {}).stopReason = eventType === "error" ? "error" : hasCalls ? "toolUse" : "stop";
     } else if (!STOP_REASONS.includes(stopReason as StopReason)) {
-      return invalid(`its \`${field}\`.stopReason is ${describeValue(stopReason)}, not one of ${STOP_REASONS.map((r) => `"${r}"`).join(", ")}`);
+      return invalidEvent(eventType, `its \`${field}\`.stopReason is ${describeValue(stopReason)}, not one of ${STOP_REASONS.map((r) => `"${r}"`).join(", ")}`);
     }
     if (message.errorMessage !== undefined && typeof message.errorMessage !== "string") {
-      return invalid(`its \`${field}\`.errorMessage is ${describeValue(message.errorMessage)}, not a string`);
+      return invalidEvent(eventType, `its \`${field}\`.errorMessage is ${describeValue(message.errorMessage)}, not a string`);
     }
-    if (typeof message.usage !== "object" || message.usage === null) repairs.usage = createZeroUsage();
+    if (typeof message.usage !== "object" || message.usage === null) (repairs ??= {}).usage = createZeroUsage();
 
-    if (Object.keys(repairs).length === 0) return passed(value as AssistantMessage);
-    return passed({ ...message, ...repairs } as unknown as AssistantMessage);
+    if (repairs === undefined) return value as AssistantMessage;
+    return { ...message, ...repairs } as unknown as AssistantMessage;
   } catch (error) {
-    return invalid(`its \`${field}\` cannot be read (${describeThrown(error)})`);
+    return invalidEvent(eventType, `its \`${field}\` cannot be read (${describeThrown(error)})`);
   }
+}
+
+function invalidEvent(eventType: AssistantMessageEvent["type"], problem: string): string {
+  return `the stream function emitted an invalid ${eventType} event: ${problem}`;
 }
 
 /**
@@ -133,18 +142,22 @@ export function finalResponse(options: {
   model: Pick<Model, "api" | "provider" | "id">;
   assignToolCallId?: (contentIndex: number) => string;
 }): AssistantMessage {
-  const { value, eventType, partial, model, assignToolCallId } = options;
-  const checked = checkAssistantMessage(value, eventType, assignToolCallId ? { assignToolCallId } : {});
-  if (!checked.ok) return invalidEndResponse({ partial, errorMessage: checked.error, model });
+  // The options carry assignToolCallId themselves: no options object of its own per response.
+  const checked = checkMessage(options.value, options.eventType, options);
+  if (typeof checked === "string") return invalidEndResponse({ partial: options.partial, errorMessage: checked, model: options.model });
   // A failed response always says why (agent_end.errorMessage is never undefined for a failed run).
-  const errorMessage = errorMessageOf(checked.value);
-  return errorMessage === undefined || errorMessage === checked.value.errorMessage ? checked.value : { ...checked.value, errorMessage };
+  const errorMessage = errorMessageOf(checked);
+  return errorMessage === undefined || errorMessage === checked.errorMessage ? checked : { ...checked, errorMessage };
 }
+
+/** The ids taken before a response's first call. */
+const NO_IDS: ReadonlySet<string> = new Set();
 
 /** The content with tool-call ids repaired, the same array when none needed it, or the problem text. */
 function checkContent(content: readonly unknown[], options: CheckAssistantMessageOptions): unknown[] | string {
   let result: unknown[] | undefined;
-  const ids = new Set<string>();
+  // Made at the first call: a response without calls builds no set.
+  let ids: Set<string> | undefined;
   for (let index = 0; index < content.length; index++) {
     const block: unknown = content[index];
     const type = readProperty(block, "type");
@@ -158,8 +171,8 @@ function checkContent(content: readonly unknown[], options: CheckAssistantMessag
     }
     if (type !== "toolCall") continue;
     if (typeof record.name !== "string" || record.name === "") return `content[${index}] is a toolCall block whose name is ${describeValue(record.name)}`;
-    const repaired = repairToolCall(record, index, ids, options);
-    ids.add(repaired.id);
+    const repaired = repairToolCall(record, index, ids ?? NO_IDS, options);
+    (ids ??= new Set()).add(repaired.id);
     if (repaired !== block) {
       result ??= content.slice();
       result[index] = repaired;

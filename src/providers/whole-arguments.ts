@@ -32,25 +32,39 @@ export function wholeArgumentsError(text: string): string | undefined {
   return undefined;
 }
 
+/**
+ * What streamed for one call: its pieces joined when every piece was a string (one string
+ * grows, no list per call), else the raw pieces, joined by `Array.prototype.join` at the end
+ * as any other value would be (`undefined` and `null` as nothing). No entry: nothing streamed
+ * since the call's `toolcall_start`.
+ */
+type Streamed = string | unknown[];
+
 /** Creates a check for one response. */
 export function createWholeArgumentsCheck(): WholeArgumentsCheck {
-  const pieces = new Map<number, string[]>();
+  // Made at the first tool-call delta: a response without calls allocates nothing here.
+  let streamed: Map<number, Streamed> | undefined;
   return {
     observe(event) {
-      if (event.type === "toolcall_start") pieces.set(event.contentIndex, []);
+      // A call's start drops whatever streamed at its index before (as an empty list of pieces did).
+      if (event.type === "toolcall_start") streamed?.delete(event.contentIndex);
       else if (event.type === "toolcall_delta") {
-        const list = pieces.get(event.contentIndex);
-        if (list) list.push(event.delta);
-        else pieces.set(event.contentIndex, [event.delta]);
+        streamed ??= new Map();
+        const index = event.contentIndex;
+        const before = streamed.get(index);
+        const delta: unknown = event.delta;
+        if (typeof before === "object") before.push(delta);
+        else if (typeof delta !== "string") streamed.set(index, before === undefined ? [delta] : [before, delta]);
+        else streamed.set(index, before === undefined ? delta : before + delta);
       }
     },
     mark(message) {
       let marked: AssistantMessage["content"] | undefined;
       message.content.forEach((block, index) => {
-        const streamed = pieces.get(index);
+        const pieces = streamed?.get(index);
         // A call delivered whole (no pieces) was parsed by the provider itself.
-        if (block.type !== "toolCall" || !streamed || streamed.length === 0) return;
-        const error = wholeArgumentsError(streamed.join(""));
+        if (block.type !== "toolCall" || pieces === undefined) return;
+        const error = wholeArgumentsError(typeof pieces === "string" ? pieces : pieces.join(""));
         if (error === undefined) return;
         marked ??= [...message.content];
         marked[index] = { ...block, argumentsError: error };
