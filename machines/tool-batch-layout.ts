@@ -301,20 +301,27 @@ export function towardsCall(context: ToolBatchContext, index: number, execute: b
   return { to: sliceId(member), event: { type: execute ? "slice.execute" : "slice.cancel", index } };
 }
 
-/** The result message of a settled call. */
+/**
+ * The result message of a settled call. Its optional fields are set on it before
+ * anyone sees it, and only when present (no `undefined`-valued keys: it lives in
+ * snapshots), in the order `role, toolCallId, toolName, content, details, isError,
+ * usage?, addedToolNames?, durationMs?, timestamp`.
+ */
 export function resultMessage(event: Extract<ToolCallToBatchEvent, { type: "tool.settled" }>): ToolResultMessage {
-  return {
+  const { result } = event;
+  const message = {
     role: "toolResult",
     toolCallId: event.toolCallId,
     toolName: event.toolName,
-    content: event.result.content ?? [],
-    details: event.result.details,
+    content: result.content ?? [],
+    details: result.details,
     isError: event.isError,
-    ...(event.result.usage === undefined ? {} : { usage: event.result.usage }),
-    ...(event.result.addedToolNames === undefined ? {} : { addedToolNames: event.result.addedToolNames }),
-    ...(event.durationMs === undefined ? {} : { durationMs: event.durationMs }),
-    timestamp: Date.now(),
-  };
+  } as ToolResultMessage;
+  if (result.usage !== undefined) message.usage = result.usage;
+  if (result.addedToolNames !== undefined) message.addedToolNames = result.addedToolNames;
+  if (event.durationMs !== undefined) message.durationMs = event.durationMs;
+  message.timestamp = Date.now();
+  return message;
 }
 
 /** Every result so far, in source order. */

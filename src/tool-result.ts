@@ -164,10 +164,11 @@ function toolResultProblem(value: unknown): string | undefined {
     const content = readOwn(value, "content");
     const problem = contentProblem(content);
     if (problem !== undefined) return `a result whose ${problem}`;
-    for (const key of ["terminate", "isError"] as const) {
-      const field = readOwn(value, key);
-      if (field !== undefined && typeof field !== "boolean") return `a result whose ${key} is ${describeValue(field)}, not a boolean`;
-    }
+    // Read in this order, one by one (no array of keys per result: this runs for every call).
+    const terminate = readOwn(value, "terminate");
+    if (terminate !== undefined && typeof terminate !== "boolean") return notBoolean("terminate", terminate);
+    const isError = readOwn(value, "isError");
+    if (isError !== undefined && typeof isError !== "boolean") return notBoolean("isError", isError);
     const names = readOwn(value, "addedToolNames");
     if (names !== undefined && !(Array.isArray(names) && names.every((name) => typeof name === "string"))) {
       return `a result whose addedToolNames is ${describeValue(names)}, not an array of tool names`;
@@ -179,6 +180,11 @@ function toolResultProblem(value: unknown): string | undefined {
     return `a result whose fields cannot be read (${describeThrown(error)})`;
   }
   return undefined;
+}
+
+/** Why a result's boolean field `key` is not one (phrased after "returned"). */
+function notBoolean(key: string, field: unknown): string {
+  return `a result whose ${key} is ${describeValue(field)}, not a boolean`;
 }
 
 /** Why `content` is not a content array (phrased after "whose"), or `undefined`. */
