@@ -53,17 +53,16 @@ export function fromControlledPromise<TOutput, TInput, TEmitted extends EventObj
     const controller = new AbortController();
     running.set(self, controller);
     const settling = Promise.resolve(work({ input: snapshot.input as TInput, system, self, emit, controller }));
-    const relay = (event: EventObject) => (system as unknown as RelayingSystem)._relay(self, self, event);
     settling.then(
       (output) => {
         if (self.getSnapshot().status !== "active") return;
         running.delete(self);
-        relay({ type: PROMISE_RESOLVE, data: output } as EventObject);
+        (system as unknown as RelayingSystem)._relay(self, self, { type: PROMISE_RESOLVE, data: output } as EventObject);
       },
       (error: unknown) => {
         if (self.getSnapshot().status !== "active") return;
         running.delete(self);
-        relay({ type: PROMISE_REJECT, data: error } as EventObject);
+        (system as unknown as RelayingSystem)._relay(self, self, { type: PROMISE_REJECT, data: error } as EventObject);
       },
     );
   };
