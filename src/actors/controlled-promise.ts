@@ -47,7 +47,8 @@ export function fromControlledPromise<TOutput, TInput, TEmitted extends EventObj
   work: (args: ControlledPromiseArgs<TInput, TEmitted>) => PromiseLike<TOutput>,
 ): PromiseActorLogic<TOutput, TInput, TEmitted> {
   const base = fromPromise<TOutput, TInput, TEmitted>(neverStarted);
-  const logic: PromiseActorLogic<TOutput, TInput, TEmitted> = { ...base };
+  // `config` is the work, as `fromPromise`'s is its creator.
+  const logic: PromiseActorLogic<TOutput, TInput, TEmitted> = { ...base, config: work };
   logic.start = (snapshot, { self, system, emit }) => {
     if (snapshot.status !== "active") return;
     const controller = new AbortController();
