@@ -30,6 +30,9 @@ export { BLOCKED_MESSAGE, REJECTED_MESSAGE } from "../../machines/tool-call.mach
 
 const failed = (text: string): SettledToolCall => ({ result: errorResult(text), isError: true });
 
+/** The error result of a call the model got wrong, marked for the invalid-call breaker (a literal: no spread copy). */
+const rejectedCall = (text: string, rejected: NonNullable<SettledToolCall["rejected"]>): SettledToolCall => ({ result: errorResult(text), isError: true, rejected });
+
 
 /** The error result of a call whose arguments did not arrive as complete JSON: what the model can do about it. */
 function cutArgumentsText(toolCall: ToolCall): string {
@@ -40,14 +43,14 @@ function cutArgumentsText(toolCall: ToolCall): string {
 function prepareArguments(services: RunServices, toolCall: ToolCall): PreparedCall {
   if (services.signal?.aborted) return { settled: failed(ABORTED_MESSAGE) };
   const tool = services.tool(toolCall.name);
-  if (!tool) return { settled: { ...failed(`Tool ${toolCall.name} not found`), rejected: "unknownTool" } };
+  if (!tool) return { settled: rejectedCall(`Tool ${toolCall.name} not found`, "unknownTool") };
   // Only whole calls run: arguments that streamed as cut or invalid JSON are never repaired into a call.
-  if (toolCall.argumentsError !== undefined) return { settled: { ...failed(cutArgumentsText(toolCall)), rejected: "invalidArguments" } };
+  if (toolCall.argumentsError !== undefined) return { settled: rejectedCall(cutArgumentsText(toolCall), "invalidArguments") };
   try {
     const raw = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
     return { args: validateToolArguments(tool, raw) };
   } catch (error) {
-    return { settled: { ...failed(errorText(error)), rejected: "invalidArguments" } };
+    return { settled: rejectedCall(errorText(error), "invalidArguments") };
   }
 }
 
