@@ -35,13 +35,12 @@ export const singleCallMachine = setup({
     startCall: enqueueActions(({ context, enqueue }) => {
       enqueue.spawnChild("toolCall", { id: SINGLE_CALL_ID, input: { ...context.call, reportsPreparation: false, proceeds: true } });
     }),
-    recordSettled: assign((_, event: Extract<ToolCallToBatchEvent, { type: "tool.settled" }>) => ({
-      settled: {
-        result: event.result,
-        isError: event.isError,
-        ...(event.durationMs === undefined ? {} : { durationMs: event.durationMs }),
-      },
-    })),
+    recordSettled: assign((_, event: Extract<ToolCallToBatchEvent, { type: "tool.settled" }>) => {
+      const settled: SettledToolCall = { result: event.result, isError: event.isError };
+      // Only when known (no undefined-valued key in the snapshot), set before anyone sees it.
+      if (event.durationMs !== undefined) settled.durationMs = event.durationMs;
+      return { settled };
+    }),
     passOnRejection: sendTo(SINGLE_CALL_ID, ({ event }) => event),
   },
 }).createMachine({

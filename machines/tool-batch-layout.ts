@@ -225,18 +225,22 @@ export function memberSpawn(context: ToolBatchContext, member: number): { src: "
     const id = callActorId(context.layout.offset + member);
     const name = (context.calls[member] as ToolCall).name;
     const policy = context.callSettings.policies && Object.hasOwn(context.callSettings.policies, name) ? context.callSettings.policies[name] : undefined;
+    const { hookScope, refusal } = context.callSettings;
     const input: ToolCallInput = {
       toolCall: context.calls[member] as ToolCall,
       index: context.layout.offset + member,
       hooks: context.callSettings.hooks,
       reportsPreparation: context.layout.handshake,
-      ...(!context.layout.handshake && context.callSettings.refusal === undefined ? { proceeds: true } : {}),
-      ...(context.callSettings.hookScope ? { hookScope: context.callSettings.hookScope } : {}),
-      ...(context.callSettings.refusal !== undefined ? { refusal: context.callSettings.refusal } : {}),
-      ...(context.callSettings.approvedTools.includes(name) ? { preapproved: true } : {}),
-      ...(policy ? { policy } : {}),
     };
-    return { src: "toolCall", id, ...(context.callSettings.registersCalls ? { systemId: callSystemId(context.callIds[member] as string) } : {}), input };
+    // Optional fields only when present (no undefined-valued keys in the call's context), set before anyone sees the input.
+    if (!context.layout.handshake && refusal === undefined) input.proceeds = true;
+    if (hookScope) input.hookScope = hookScope;
+    if (refusal !== undefined) input.refusal = refusal;
+    if (context.callSettings.approvedTools.includes(name)) input.preapproved = true;
+    if (policy) input.policy = policy;
+    const spawn: ReturnType<typeof memberSpawn> = { src: "toolCall", id, input };
+    if (context.callSettings.registersCalls) spawn.systemId = callSystemId(context.callIds[member] as string);
+    return spawn;
   }
   const from = member * context.layout.sliceSize;
   const to = from + context.layout.sliceSize;
@@ -301,20 +305,27 @@ export function towardsCall(context: ToolBatchContext, index: number, execute: b
   return { to: sliceId(member), event: { type: execute ? "slice.execute" : "slice.cancel", index } };
 }
 
-/** The result message of a settled call. */
+/**
+ * The result message of a settled call. Its optional fields are set on it before
+ * anyone sees it, and only when present (no `undefined`-valued keys: it lives in
+ * snapshots), in the order `role, toolCallId, toolName, content, details, isError,
+ * usage?, addedToolNames?, durationMs?, timestamp`.
+ */
 export function resultMessage(event: Extract<ToolCallToBatchEvent, { type: "tool.settled" }>): ToolResultMessage {
-  return {
+  const { result } = event;
+  const message = {
     role: "toolResult",
     toolCallId: event.toolCallId,
     toolName: event.toolName,
-    content: event.result.content ?? [],
-    details: event.result.details,
+    content: result.content ?? [],
+    details: result.details,
     isError: event.isError,
-    ...(event.result.usage === undefined ? {} : { usage: event.result.usage }),
-    ...(event.result.addedToolNames === undefined ? {} : { addedToolNames: event.result.addedToolNames }),
-    ...(event.durationMs === undefined ? {} : { durationMs: event.durationMs }),
-    timestamp: Date.now(),
-  };
+  } as ToolResultMessage;
+  if (result.usage !== undefined) message.usage = result.usage;
+  if (result.addedToolNames !== undefined) message.addedToolNames = result.addedToolNames;
+  if (event.durationMs !== undefined) message.durationMs = event.durationMs;
+  message.timestamp = Date.now();
+  return message;
 }
 
 /** Every result so far, in source order. */

@@ -33,6 +33,13 @@ import {
 const sliceStandIn = fromCallback<ToolBatchEvent, ToolBatchInput>(() => undefined);
 
 /** The batch machine's setup: its chart and its regions are built from it. */
+/** The spawn options of a call: its system id only when it has one (set on the options, not spread in). */
+function callSpawnOptions(id: string, systemId: string | undefined, input: ToolCallInput): { id: string; systemId?: string; input: ToolCallInput } {
+  const options: { id: string; systemId?: string; input: ToolCallInput } = { id, input };
+  if (systemId) options.systemId = systemId;
+  return options;
+}
+
 export const toolBatchSetup = setup({
   types: {
     context: {} as ToolBatchContext,
@@ -62,7 +69,7 @@ export const toolBatchSetup = setup({
     spawnAll: enqueueActions(({ context, enqueue }) => {
       for (let member = 0; member < context.layout.members; member += 1) {
         const { src, id, systemId, input } = memberSpawn(context, member);
-        if (src === "toolCall") enqueue.spawnChild("toolCall", { id, ...(systemId ? { systemId } : {}), input: input as ToolCallInput });
+        if (src === "toolCall") enqueue.spawnChild("toolCall", callSpawnOptions(id, systemId, input as ToolCallInput));
         else enqueue.spawnChild("toolBatch", { id, input: input as ToolBatchInput });
       }
       enqueue.assign({ started: context.layout.members });
@@ -70,7 +77,7 @@ export const toolBatchSetup = setup({
     /** Spawns the next member: its turn to prepare has come. */
     spawnNext: enqueueActions(({ context, enqueue }) => {
       const { src, id, systemId, input } = memberSpawn(context, context.started);
-      if (src === "toolCall") enqueue.spawnChild("toolCall", { id, ...(systemId ? { systemId } : {}), input: input as ToolCallInput });
+      if (src === "toolCall") enqueue.spawnChild("toolCall", callSpawnOptions(id, systemId, input as ToolCallInput));
       else enqueue.spawnChild("toolBatch", { id, input: input as ToolBatchInput });
       enqueue.assign({ started: context.started + 1 });
     }),

@@ -77,6 +77,44 @@ export function blockedResult(verdict: BeforeToolCallResult): SettledToolCall {
   return { result: verdict.terminate === undefined ? result : { ...result, terminate: verdict.terminate }, isError: true };
 }
 
+/**
+ * `tool_execution_end` of a call with its settled result (an error result when
+ * none). `durationMs` is set only when known (no `undefined`-valued key), on the
+ * new event before anyone sees it.
+ */
+export function executionEnd(context: ToolCallContext): Extract<AgentEvent, { type: "tool_execution_end" }> {
+  const settled = context.settled ?? missingResult();
+  const event: Extract<AgentEvent, { type: "tool_execution_end" }> = {
+    type: "tool_execution_end",
+    toolCallId: context.toolCall.id,
+    toolName: context.toolCall.name,
+    result: settled.result,
+    isError: settled.isError,
+  };
+  if (settled.durationMs !== undefined) event.durationMs = settled.durationMs;
+  return event;
+}
+
+/**
+ * The `tool.settled` a call reports to its parent (an error result when none
+ * settled). `rejected` and `durationMs` are set only when present, in that order,
+ * on the new event before anyone sees it.
+ */
+export function settledReport(context: ToolCallContext): Extract<ToolCallToBatchEvent, { type: "tool.settled" }> {
+  const settled = context.settled ?? missingResult();
+  const report: Extract<ToolCallToBatchEvent, { type: "tool.settled" }> = {
+    type: "tool.settled",
+    toolCallId: context.toolCall.id,
+    toolName: context.toolCall.name,
+    index: context.index,
+    result: settled.result,
+    isError: settled.isError,
+  };
+  if (settled.rejected !== undefined) report.rejected = settled.rejected;
+  if (settled.durationMs !== undefined) report.durationMs = settled.durationMs;
+  return report;
+}
+
 /** Params of `settle`: the settled result an invoked step finished with. */
 export const settledFromOutput = ({ event }: { event: { output: SettledToolCall } }): SettledToolCall => event.output;
 /** The transition actions of a cancelled (or aborted) call: it settles with the reason as its error. */
@@ -182,34 +220,12 @@ export const toolCallSetup = setup({
       args: context.toolCall.arguments,
     })),
     /** `tool_execution_end` with the settled result, emitted by this call's actor. */
-    announceEnd: emit(({ context }) => {
-      const settled = context.settled ?? missingResult();
-      return {
-        type: "tool_execution_end" as const,
-        toolCallId: context.toolCall.id,
-        toolName: context.toolCall.name,
-        result: settled.result,
-        isError: settled.isError,
-        ...(settled.durationMs === undefined ? {} : { durationMs: settled.durationMs }),
-      };
-    }),
+    announceEnd: emit(({ context }) => executionEnd(context)),
     reportPrepared: enqueueActions(({ context, enqueue }) => {
       // An approved call reported on starting to wait.
       if (!context.reportsPreparation || context.approval === "approved") return;
       enqueue.sendParent({ type: "tool.prepared", toolCallId: context.toolCall.id, index: context.index } satisfies ToolCallToBatchEvent);
     }),
-    reportSettled: sendParent(({ context }): ToolCallToBatchEvent => {
-      const settled = context.settled ?? missingResult();
-      return {
-        type: "tool.settled",
-        toolCallId: context.toolCall.id,
-        toolName: context.toolCall.name,
-        index: context.index,
-        result: settled.result,
-        isError: settled.isError,
-        ...(settled.rejected !== undefined ? { rejected: settled.rejected } : {}),
-        ...(settled.durationMs === undefined ? {} : { durationMs: settled.durationMs }),
-      };
-    }),
+    reportSettled: sendParent(({ context }) => settledReport(context)),
   },
 });

@@ -36,6 +36,14 @@ export interface RunServices {
    * shared by many runs keeps nothing of a finished one.
    */
   onAbort(listener: (reason: unknown) => void): () => void;
+  /**
+   * {@link onAbort} for a controller, with nothing made per call: `controller`
+   * is aborted with the run's reason when the run's signal aborts (at once if it
+   * has; never without a signal), until {@link releaseFromRun} detaches it.
+   */
+  abortWithRun(controller: AbortController): void;
+  /** Detaches a controller given to {@link abortWithRun}; the run's abort no longer reaches it. */
+  releaseFromRun(controller: AbortController): void;
 }
 
 const noDetach = (): void => undefined;
@@ -57,27 +65,39 @@ export function createRunServices(options: {
   };
   useTools(options.tools);
   const { signal } = options;
-  // Listeners of the tools running now; the one listener on the signal is there only while some are.
-  const aborters = new Set<(reason: unknown) => void>();
+  // Listeners (and controllers) of the tools running now, in the order they came; the one listener on the signal is
+  // there only while some are.
+  const aborters = new Set<((reason: unknown) => void) | AbortController>();
   const abortAll = () => {
     const listening = [...aborters];
     aborters.clear();
-    for (const listener of listening) listener(signal?.reason);
+    for (const aborter of listening) {
+      if (typeof aborter === "function") aborter(signal?.reason);
+      else aborter.abort(signal?.reason);
+    }
+  };
+  /** Adds `aborter` to the run's abort; false when there is nothing to add it to (no signal, or aborted already). */
+  const listen = (aborter: ((reason: unknown) => void) | AbortController): boolean => {
+    if (!signal || signal.aborted) return false;
+    if (aborters.size === 0) signal.addEventListener("abort", abortAll, { once: true });
+    aborters.add(aborter);
+    return true;
+  };
+  const release = (aborter: ((reason: unknown) => void) | AbortController): void => {
+    if (aborters.delete(aborter) && aborters.size === 0) signal?.removeEventListener("abort", abortAll);
   };
   const onAbort = (listener: (reason: unknown) => void) => {
-    if (!signal) return noDetach;
-    if (signal.aborted) {
-      listener(signal.reason);
-      return noDetach;
-    }
-    if (aborters.size === 0) signal.addEventListener("abort", abortAll, { once: true });
-    aborters.add(listener);
-    return () => {
-      if (aborters.delete(listener) && aborters.size === 0) signal.removeEventListener("abort", abortAll);
-    };
+    if (listen(listener)) return () => release(listener);
+    if (signal?.aborted) listener(signal.reason);
+    return noDetach;
+  };
+  const abortWithRun = (controller: AbortController): void => {
+    if (!listen(controller) && signal?.aborted) controller.abort(signal.reason);
   };
   return {
     onAbort,
+    abortWithRun,
+    releaseFromRun: release,
     config: options.config,
     streamFn: options.streamFn,
     signal: options.signal,

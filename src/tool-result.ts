@@ -5,7 +5,7 @@
  */
 import { failed, passed, type Checked } from "./checked.js";
 import { describeThrown } from "./describe-thrown.js";
-import { describeValue, readProperty } from "./describe-value.js";
+import { describeValue } from "./describe-value.js";
 import type { AfterToolCallResult, AgentToolResult, BeforeToolCallResult, ImageContent, TextContent } from "./types.js";
 import { structuredContentIssues } from "./validation.js";
 
@@ -151,34 +151,65 @@ export function checkBeforeToolCallResult(value: unknown): Checked<BeforeToolCal
 /** True for a `{ type: "text", text }` or `{ type: "image", data, mimeType }` block. Never throws. */
 export function isToolResultContentBlock(block: unknown): block is TextContent | ImageContent {
   if (typeof block !== "object" || block === null) return false;
-  const type = readProperty(block, "type");
-  if (type === "text") return typeof readProperty(block, "text") === "string";
-  if (type === "image") return typeof readProperty(block, "data") === "string" && typeof readProperty(block, "mimeType") === "string";
-  return false;
+  // Each field read by name where it is needed (a read that throws counts as absent, as with `readProperty`): a
+  // shared keyed read, seeing every field of every block, is a slow generic lookup, and this runs for every result.
+  const fields = block as Record<string, unknown>;
+  let type: unknown;
+  try {
+    type = fields.type;
+  } catch {
+    return false;
+  }
+  if (type === "text") {
+    try {
+      return typeof fields.text === "string";
+    } catch {
+      return false;
+    }
+  }
+  if (type !== "image") return false;
+  let data: unknown;
+  try {
+    data = fields.data;
+  } catch {
+    return false;
+  }
+  if (typeof data !== "string") return false;
+  try {
+    return typeof fields.mimeType === "string";
+  } catch {
+    return false;
+  }
 }
 
 /** Why `value` is not a tool result (phrased after "returned"), or `undefined` when it is one. */
 function toolResultProblem(value: unknown): string | undefined {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return `${describeValue(value)} instead of a result object`;
   try {
-    const content = readOwn(value, "content");
-    const problem = contentProblem(content);
+    // Read by name, in this order, one by one (no array of keys, no shared keyed read: this runs for every call).
+    const fields = value as Record<string, unknown>;
+    const problem = contentProblem(fields.content);
     if (problem !== undefined) return `a result whose ${problem}`;
-    for (const key of ["terminate", "isError"] as const) {
-      const field = readOwn(value, key);
-      if (field !== undefined && typeof field !== "boolean") return `a result whose ${key} is ${describeValue(field)}, not a boolean`;
-    }
-    const names = readOwn(value, "addedToolNames");
+    const terminate = fields.terminate;
+    if (terminate !== undefined && typeof terminate !== "boolean") return notBoolean("terminate", terminate);
+    const isError = fields.isError;
+    if (isError !== undefined && typeof isError !== "boolean") return notBoolean("isError", isError);
+    const names = fields.addedToolNames;
     if (names !== undefined && !(Array.isArray(names) && names.every((name) => typeof name === "string"))) {
       return `a result whose addedToolNames is ${describeValue(names)}, not an array of tool names`;
     }
-    const structured = readOwn(value, "structuredContent");
+    const structured = fields.structuredContent;
     const notJson = structured === undefined ? undefined : jsonValueProblem(structured, "structuredContent", 0);
     if (notJson !== undefined) return `a result whose ${notJson}`;
   } catch (error) {
     return `a result whose fields cannot be read (${describeThrown(error)})`;
   }
   return undefined;
+}
+
+/** Why a result's boolean field `key` is not one (phrased after "returned"). */
+function notBoolean(key: string, field: unknown): string {
+  return `a result whose ${key} is ${describeValue(field)}, not a boolean`;
 }
 
 /** Why `content` is not a content array (phrased after "whose"), or `undefined`. */

@@ -7,6 +7,7 @@
  * Every failure becomes an error result; none rejects for a tool's or hook's fault.
  */
 import { assign, fromPromise } from "xstate";
+import { fromControlledPromise, isRunning } from "./controlled-promise.js";
 import type { CallHookScope, SettledToolCall } from "../../machines/events.js";
 import { ABORTED_MESSAGE } from "../../machines/agent-loop.machine.js";
 import {
@@ -29,6 +30,9 @@ export { BLOCKED_MESSAGE, REJECTED_MESSAGE } from "../../machines/tool-call.mach
 
 const failed = (text: string): SettledToolCall => ({ result: errorResult(text), isError: true });
 
+/** The error result of a call the model got wrong, marked for the invalid-call breaker (a literal: no spread copy). */
+const rejectedCall = (text: string, rejected: NonNullable<SettledToolCall["rejected"]>): SettledToolCall => ({ result: errorResult(text), isError: true, rejected });
+
 
 /** The error result of a call whose arguments did not arrive as complete JSON: what the model can do about it. */
 function cutArgumentsText(toolCall: ToolCall): string {
@@ -39,14 +43,14 @@ function cutArgumentsText(toolCall: ToolCall): string {
 function prepareArguments(services: RunServices, toolCall: ToolCall): PreparedCall {
   if (services.signal?.aborted) return { settled: failed(ABORTED_MESSAGE) };
   const tool = services.tool(toolCall.name);
-  if (!tool) return { settled: { ...failed(`Tool ${toolCall.name} not found`), rejected: "unknownTool" } };
+  if (!tool) return { settled: rejectedCall(`Tool ${toolCall.name} not found`, "unknownTool") };
   // Only whole calls run: arguments that streamed as cut or invalid JSON are never repaired into a call.
-  if (toolCall.argumentsError !== undefined) return { settled: { ...failed(cutArgumentsText(toolCall)), rejected: "invalidArguments" } };
+  if (toolCall.argumentsError !== undefined) return { settled: rejectedCall(cutArgumentsText(toolCall), "invalidArguments") };
   try {
     const raw = tool.prepareArguments ? tool.prepareArguments(toolCall.arguments) : toolCall.arguments;
     return { args: validateToolArguments(tool, raw) };
   } catch (error) {
-    return { settled: { ...failed(errorText(error)), rejected: "invalidArguments" } };
+    return { settled: rejectedCall(errorText(error), "invalidArguments") };
   }
 }
 
@@ -128,64 +132,59 @@ export function createPrepareArgumentsAction(servicesOf: ServicesSource) {
   });
 }
 
-const nothingToRelease = (): void => undefined;
-
-/**
- * The signal a tool runs with: the call's own (aborted when the call's actor
- * stops), reached by the run's abort with its reason. `release` detaches it from
- * the run once the tool settled, so a long run keeps nothing per finished call.
- * (`AbortSignal.any` does the same at several times the cost per call on Node 20.)
- */
-function callSignal(own: AbortSignal, services: RunServices): { signal: AbortSignal; release: () => void } {
-  if (!services.signal) return { signal: own, release: nothingToRelease };
-  const linked = new AbortController();
-  own.addEventListener("abort", () => linked.abort(own.reason), { once: true });
-  return { signal: linked.signal, release: services.onAbort((reason) => linked.abort(reason)) };
-}
-
 /**
  * Creates the `executeTool` actor of a run: runs the tool with the call's own
- * signal (aborted when the call's actor is stopped, and by the run's abort) and
- * resolves with the settled result. Partial results are emitted as
- * `tool_execution_update` by this actor until it settles or stops. The tool
- * starts on a later microtask, so every call of a parallel batch is prepared
- * before any tool runs. The result carries `durationMs`: how long `execute` took,
- * on the monotonic clock (`performance.now()`), rounded to whole milliseconds.
+ * signal (aborted when the call's actor is stopped, and by the run's abort with
+ * the run's reason) and resolves with the settled result. Partial results are
+ * emitted as `tool_execution_update` by this actor until it settles or stops
+ * (the run's abort does not end them). The tool starts on a later microtask, so
+ * every call of a parallel batch is prepared before any tool runs. The result
+ * carries `durationMs`: how long `execute` took, on the monotonic clock
+ * (`performance.now()`), rounded to whole milliseconds.
+ *
+ * The call's signal is its actor's own controller ({@link fromControlledPromise}),
+ * given to the run's abort while the tool runs and taken back once it settled, so
+ * a long run keeps nothing per finished call; no second controller is linked to it.
  */
 export function createExecuteToolActor(servicesOf: ServicesSource) {
-  return fromPromise<SettledToolCall, ExecuteToolInput, AgentEvent>(async ({ input, signal, emit, system }) => {
+  return fromControlledPromise<SettledToolCall, ExecuteToolInput, AgentEvent>(async ({ input, controller, emit, system, self }) => {
     const services = servicesOf(system);
     const { toolCall } = input;
     let live = true;
     await Promise.resolve();
     // The run may have been aborted since the call was prepared (its preparation can run before the batch starts).
-    if (signal.aborted || services.signal?.aborted) return failed(ABORTED_MESSAGE);
+    if (controller.signal.aborted || services.signal?.aborted) return failed(ABORTED_MESSAGE);
     const tool = services.tool(toolCall.name);
+    if (!tool) return failed(`Tool ${toolCall.name} not found`);
     const onUpdate = (partialResult: AgentToolResult<unknown>) => {
-      if (!live || signal.aborted) return;
+      if (!live || !isRunning(self)) return;
       emit({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments, partialResult });
     };
-    if (!tool) return failed(`Tool ${toolCall.name} not found`);
     const startedAt = performance.now();
-    const elapsed = () => Math.round(performance.now() - startedAt);
-    const toolSignal = callSignal(signal, services);
+    const linked = services.signal !== undefined;
+    if (linked) services.abortWithRun(controller);
     try {
-      const result = await tool.execute(toolCall.id, input.args as never, toolSignal.signal, onUpdate);
-      const durationMs = elapsed();
-      return { ...checkOutputSchema(tool, normalizeToolResult(toolCall.name, result)), durationMs };
+      const returned = await tool.execute(toolCall.id, input.args as never, controller.signal, onUpdate);
+      const durationMs = Math.round(performance.now() - startedAt);
+      const { result, isError } = checkOutputSchema(tool, normalizeToolResult(toolCall.name, returned));
+      return { result, isError, durationMs };
     } catch (error) {
-      const durationMs = elapsed();
-      return { ...failed(errorText(error)), durationMs, ...(isRetryableError(error) ? { retryable: true as const } : {}) };
+      const durationMs = Math.round(performance.now() - startedAt);
+      const settled: SettledToolCall = { result: errorResult(errorText(error)), isError: true, durationMs };
+      if (isRetryableError(error)) settled.retryable = true;
+      return settled;
     } finally {
       live = false;
-      toolSignal.release();
+      if (linked) services.releaseFromRun(controller);
     }
   });
 }
 
-/** `settled` with the executed call's `durationMs`: the hook's time is not the tool's. */
+/** `settled` (a result just made, which nobody else holds) with the executed call's `durationMs`: the hook's time is not the tool's. */
 function withDuration(settled: SettledToolCall, executed: SettledToolCall): SettledToolCall {
-  return executed.durationMs === undefined ? settled : { ...settled, durationMs: executed.durationMs };
+  // Set on the new result before anyone sees it (a spread copy with a field added costs a runtime call on Node 20).
+  if (executed.durationMs !== undefined) settled.durationMs = executed.durationMs;
+  return settled;
 }
 
 /**
