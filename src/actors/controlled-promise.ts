@@ -22,59 +22,64 @@ export interface ControlledPromiseArgs<TInput, TEmitted extends EventObject> {
   controller: AbortController;
 }
 
-/** The events XState's promise logic settles on and stops with (`xstate/src/actors/promise.ts`). */
+/** The events a settle is delivered as: the names `fromPromise` uses, so inspection and traces read the same. */
 const PROMISE_RESOLVE = "xstate.promise.resolve";
 const PROMISE_REJECT = "xstate.promise.reject";
+/** What XState hands an actor's logic as the actor stops. */
 const XSTATE_STOP = "xstate.stop";
 
-/** The actor system's relay, which `fromPromise` settles through (not in XState's public types). */
-interface RelayingSystem {
-  _relay(source: AnyActorRef | undefined, target: AnyActorRef, event: EventObject): void;
-}
-
-/** Work whose creation fails outright: the base logic's own start is never called. */
+/** The base logic's work, never called: its start is replaced. */
 const neverStarted = (): Promise<never> => Promise.reject(new Error("fromControlledPromise: the base logic's start is replaced"));
+
+type SettleEvent = { type: typeof PROMISE_RESOLVE; data: unknown } | { type: typeof PROMISE_REJECT; data: unknown };
 
 /**
  * Promise logic like `fromPromise(work)`, with the same snapshots, persistence,
  * events and timing (the work starts synchronously when the actor starts; its
- * settle is relayed as the actor's own event; a stop before it settles aborts the
+ * settle is sent to the actor itself; a stop before it settles aborts the
  * controller and ignores the late settle), except that `work` gets the abort
  * controller itself ({@link ControlledPromiseArgs}). {@link isRunning} says
- * whether an actor of it is still waiting for its work.
+ * whether an actor of it is still waiting for its work. Built on XState's public
+ * actor-logic contract only (`getInitialSnapshot`, `transition`, `start`, persistence).
  */
 export function fromControlledPromise<TOutput, TInput, TEmitted extends EventObject>(
   work: (args: ControlledPromiseArgs<TInput, TEmitted>) => PromiseLike<TOutput>,
 ): PromiseActorLogic<TOutput, TInput, TEmitted> {
+  // fromPromise's snapshot shape, initial snapshot and persistence; its start and transition are replaced below.
   const base = fromPromise<TOutput, TInput, TEmitted>(neverStarted);
-  // `config` is the work, as `fromPromise`'s is its creator.
   const logic: PromiseActorLogic<TOutput, TInput, TEmitted> = { ...base, config: work };
   logic.start = (snapshot, { self, system, emit }) => {
     if (snapshot.status !== "active") return;
     const controller = new AbortController();
     running.set(self, controller);
-    const settling = Promise.resolve(work({ input: snapshot.input as TInput, system, self, emit, controller }));
-    settling.then(
-      (output) => {
-        if (self.getSnapshot().status !== "active") return;
-        running.delete(self);
-        (system as unknown as RelayingSystem)._relay(self, self, { type: PROMISE_RESOLVE, data: output } as EventObject);
-      },
-      (error: unknown) => {
-        if (self.getSnapshot().status !== "active") return;
-        running.delete(self);
-        (system as unknown as RelayingSystem)._relay(self, self, { type: PROMISE_REJECT, data: error } as EventObject);
-      },
+    const settle = (event: SettleEvent) => {
+      if (self.getSnapshot().status !== "active") return;
+      running.delete(self);
+      self.send(event);
+    };
+    Promise.resolve(work({ input: snapshot.input as TInput, system, self, emit, controller })).then(
+      (output) => settle({ type: PROMISE_RESOLVE, data: output }),
+      (error: unknown) => settle({ type: PROMISE_REJECT, data: error }),
     );
   };
   logic.transition = (snapshot, event, scope) => {
-    if (event.type === XSTATE_STOP && snapshot.status === "active") {
-      const controller = running.get(scope.self);
-      // Gone from `running` first: work that hears the abort sees its actor stopped (as `fromPromise`'s signal is aborted by then).
-      running.delete(scope.self);
-      controller?.abort();
+    if (snapshot.status !== "active") return snapshot;
+    const settled = event as EventObject & { data?: unknown };
+    switch (settled.type) {
+      case PROMISE_RESOLVE:
+        return { ...snapshot, status: "done", output: settled.data as TOutput, input: undefined };
+      case PROMISE_REJECT:
+        return { ...snapshot, status: "error", error: settled.data, input: undefined };
+      case XSTATE_STOP: {
+        const controller = running.get(scope.self);
+        // Gone from `running` first: work that hears the abort sees its actor stopped (as `fromPromise`'s signal is aborted by then).
+        running.delete(scope.self);
+        controller?.abort();
+        return { ...snapshot, status: "stopped", input: undefined };
+      }
+      default:
+        return snapshot;
     }
-    return base.transition(snapshot, event, scope);
   };
   return logic;
 }
