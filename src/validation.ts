@@ -18,6 +18,7 @@ import { InvalidToolDefinitionError } from "./errors/invalid-tool-definition-err
 import { ToolArgumentsError, type ToolArgumentIssue } from "./errors/tool-arguments-error.js";
 import { compileCoercion, parseArgumentsText, type Coercion } from "./coerce-arguments.js";
 import { jsonSchemaProblem } from "./check-json-schema.js";
+import { schemaRecursionProblem } from "./check-schema-recursion.js";
 import { describeValue } from "./describe-value.js";
 import type { JsonSchema, ToolParameters } from "./schema-types.js";
 
@@ -244,7 +245,8 @@ function isZod3(value: object): value is Zod3Schema {
 
 /**
  * Runs a conversion and normalises its output to a JSON-only copy without `$schema`,
- * after checking its keywords against the meta-schema (see `jsonSchemaProblem`).
+ * after checking its keywords against the meta-schema (see `jsonSchemaProblem`) and
+ * that validating one value terminates in bounded work (see `schemaRecursionProblem`).
  */
 function convert(toolName: string, label: SchemaLabel, produce: () => unknown): JsonSchema {
   let raw: unknown;
@@ -276,6 +278,10 @@ function convert(toolName: string, label: SchemaLabel, produce: () => unknown): 
     throw new InvalidToolDefinitionError(toolName, `Tool "${toolName}": its ${label.schema} is not valid JSON Schema: ${problem}.`);
   }
   const schema = copy as JsonSchema;
+  const recursion = schemaRecursionProblem(schema);
+  if (recursion !== undefined) {
+    throw new InvalidToolDefinitionError(toolName, `Tool "${toolName}": its ${label.schema} cannot be validated: ${recursion}.`);
+  }
   delete schema.$schema;
   return schema;
 }
