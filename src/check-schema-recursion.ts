@@ -2,11 +2,11 @@
  * Finds JSON Schemas whose validation of one value never ends or explodes: a
  * schema that reaches itself again through keywords applied to the same value
  * (`$ref`, `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else`,
- * `dependentSchemas`) without descending into a property or item, or `$ref`/`allOf`
- * fan-out that applies thousands of subschemas to one value. A compiled validator
- * overflows the stack on the first (`{ allOf: [{ $ref: "#" }] }`) and takes
- * exponential time on the second, so such a schema is refused when the tool is
- * defined. Pure; never throws.
+ * `dependentSchemas`) without descending into a property or item, `$ref`/`allOf`
+ * fan-out that applies thousands of subschemas to one value, or fan-out that doubles
+ * at every level of nesting. A compiled validator overflows the stack on the first
+ * (`{ allOf: [{ $ref: "#" }] }`) and takes exponential time on the others, so such
+ * a schema is refused when the tool is defined. Pure; never throws.
  */
 import { isRecord, resolveRef } from "./json-coercion.js";
 import type { JsonSchema } from "./schema-types.js";
@@ -52,7 +52,91 @@ export function schemaRecursionProblem(schema: JsonSchema): string | undefined {
     const found = explore(schema, node, pointers, counts);
     if (found !== undefined) return found;
   }
+  return nestingProblem(schema, pointers);
+}
+
+/** Most distinct sets of schemas met by nested values that {@link nestingProblem} follows before it stops looking. */
+const MAX_EXPLORED_SETS = 2_000;
+
+/** The schemas applied to one value, with how many times each is applied. */
+type AppliedSet = Map<object, number>;
+
+/**
+ * Follows nested values (properties, items, keys) from the root: the schemas a
+ * nested value is checked against are those its parent's schemas apply to it, so
+ * `{ properties: { a: { allOf: [{ $ref: "#" }, { $ref: "#" }] } } }` checks the
+ * value at `/a/a/…/a` (depth d) against 2^d copies of the root. Exploring stops at
+ * the first nested value checked against more than {@link MAX_SCHEMAS_PER_VALUE}
+ * schemas (the problem), when no new set of schemas turns up (the usual end), or
+ * after {@link MAX_EXPLORED_SETS} sets (accepted: argument coercion bounds its own
+ * work anyway). Runs once no same-value cycle exists, so every closure is finite.
+ */
+function nestingProblem(root: JsonSchema, pointers: ReadonlyMap<object, string>): string | undefined {
+  const ids = new Map<object, number>();
+  for (const node of pointers.keys()) ids.set(node, ids.size);
+  const closures = new Map<object, AppliedSet>();
+  const closureOf = (node: object): AppliedSet => {
+    const known = closures.get(node);
+    if (known !== undefined) return known;
+    const applied: AppliedSet = new Map([[node, 1]]);
+    for (const edge of sameValueEdges(root, node as Record<string, unknown>, pointers)) addTimes(applied, closureOf(edge.target), 1);
+    closures.set(node, applied);
+    return applied;
+  };
+  const seen = new Set<string>();
+  const pending: { applied: AppliedSet; path: string }[] = [{ applied: closureOf(root), path: "" }];
+  for (let explored = 0; explored < MAX_EXPLORED_SETS && explored < pending.length; explored++) {
+    const { applied, path } = pending[explored] as { applied: AppliedSet; path: string };
+    const children = new Map<string, AppliedSet>();
+    for (const [node, times] of applied) {
+      for (const edge of childEdges(node as Record<string, unknown>)) {
+        if (!isRecord(edge.target) || !pointers.has(edge.target)) continue;
+        let child = children.get(edge.via);
+        if (child === undefined) children.set(edge.via, (child = new Map()));
+        addTimes(child, closureOf(edge.target), times);
+      }
+    }
+    for (const [via, child] of children) {
+      const childPath = `${path}/${via}`;
+      let total = 0;
+      for (const times of child.values()) total += times;
+      if (total > MAX_SCHEMAS_PER_VALUE) {
+        return (
+          `the argument at ${childPath} would be checked against more than ${MAX_SCHEMAS_PER_VALUE} subschemas, because ` +
+          "$ref/allOf/anyOf/oneOf applies the same recursive schema more than once per level of nesting, so checking a call could take exponential time"
+        );
+      }
+      const key = [...child].map(([node, times]) => `${ids.get(node) ?? -1}x${times}`).sort().join(",");
+      if (seen.has(key)) continue;
+      seen.add(key);
+      pending.push({ applied: child, path: childPath });
+    }
+  }
   return undefined;
+}
+
+function addTimes(into: AppliedSet, applied: AppliedSet, times: number): void {
+  for (const [node, count] of applied) into.set(node, Math.min(MAX_SCHEMAS_PER_VALUE + 1, (into.get(node) ?? 0) + count * times));
+}
+
+/** The schemas `node` applies to the values nested in its value, keyed by which nested value (as a path segment). */
+function childEdges(node: Record<string, unknown>): Edge[] {
+  const edges: Edge[] = [];
+  const add = (target: unknown, via: string): void => {
+    if (isRecord(target)) edges.push({ target, via });
+  };
+  if (isRecord(node.properties)) for (const [name, member] of Object.entries(node.properties)) add(member, escapePointer(name));
+  if (isRecord(node.patternProperties)) for (const [pattern, member] of Object.entries(node.patternProperties)) add(member, `<key matching ${pattern}>`);
+  add(node.additionalProperties, "<other key>");
+  add(node.unevaluatedProperties, "<other key>");
+  add(node.propertyNames, "<key name>");
+  const positional = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : [];
+  positional.forEach((member, index) => add(member, String(index)));
+  if (!Array.isArray(node.items)) add(node.items, "<item>");
+  add(node.additionalItems, "<item>");
+  add(node.unevaluatedItems, "<item>");
+  add(node.contains, "<item>");
+  return edges;
 }
 
 /** Records the pointer of every schema object in the document. */

@@ -72,6 +72,28 @@ describe("schemas a validator cannot finish are refused when the tool is defined
     expect(error.message).toContain("more than 10000 subschemas");
   });
 
+  it("refuses fan-out that doubles at every level of nesting (the validator takes 2^depth steps on a deep call)", () => {
+    const parameters = { type: "object", properties: { n: { type: "number" }, a: { allOf: [{ $ref: "#" }, { $ref: "#" }] } } };
+    const error = definitionError(() => assertToolParameters({ name: "nest", parameters }));
+    expect(error.message).toContain('Tool "nest"');
+    expect(error.message).toMatch(/the argument at (\/a)+ would be checked against more than 10000 subschemas/);
+  });
+
+  it("accepts a recursive base shared through allOf twice and a tuple of two recursive refs (no growth per level)", () => {
+    const diamond = {
+      type: "object",
+      allOf: [{ $ref: "#/$defs/left" }, { $ref: "#/$defs/right" }],
+      $defs: {
+        base: { type: "object", properties: { children: { type: "array", items: { $ref: "#/$defs/base" } } } },
+        left: { allOf: [{ $ref: "#/$defs/base" }] },
+        right: { allOf: [{ $ref: "#/$defs/base" }] },
+      },
+    };
+    expect(() => assertToolParameters({ name: "diamond", parameters: diamond })).not.toThrow();
+    const pair = { type: "object", properties: { pair: { type: "array", prefixItems: [{ $ref: "#" }, { $ref: "#" }] } } };
+    expect(() => assertToolParameters({ name: "pair", parameters: pair })).not.toThrow();
+  });
+
   it("accepts recursion that descends into a property or item, and repeated $refs", () => {
     const tree = {
       type: "object",
