@@ -91,7 +91,11 @@ export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
  * Schema (or zod/TypeBox schema) whose root `type` is `"object"` and whose known
  * keywords all have the types the JSON Schema meta-schema gives them
  * (`properties` an object of schemas, `required` an array of names, `type` a JSON
- * type name, and so on; unknown keywords are ignored).
+ * type name, and so on; unknown keywords are ignored), whose `patternProperties`
+ * keys compile with the `u` flag and whose `$ref`s decode, and whose validation of
+ * a call ends in bounded work (no schema applying itself to the same value again,
+ * no `$ref`/`allOf` fan-out that multiplies per value or per level of nesting: see
+ * `src/check-schema-recursion.ts`).
  *
  * @throws InvalidToolDefinitionError naming the tool, the problem and the fix.
  */
