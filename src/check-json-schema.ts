@@ -57,7 +57,10 @@ function checkSchema(schema: unknown, path: string, depth: number): string | und
     if (value === undefined) continue;
     if (!isRecord(value)) return problem(path, `\`${key}\` must be an object mapping names to schemas`, value);
     for (const [name, member] of Object.entries(value)) {
-      if (key === "patternProperties" && !isRegExp(name)) return problem(`${path}/${key}`, "each key must be a regular expression", name);
+      if (key === "patternProperties" && !isUnicodeRegExp(name)) {
+        // Validators and argument coercion compile these keys with the `u` flag, so `\-` or `\p{Foo}` would throw on every call.
+        return problem(`${path}/${key}`, "each key must be a regular expression valid with the `u` flag", name);
+      }
       const found = checkSchema(member, `${path}/${key}/${escapePointer(name)}`, next);
       if (found) return found;
     }
@@ -111,6 +114,10 @@ function checkValueKeywords(own: (key: string) => unknown, path: string): string
     const value = own(key);
     if (value !== undefined && typeof value !== "string") return problem(path, `\`${key}\` must be a string`, value);
   }
+  const ref = own("$ref");
+  if (typeof ref === "string" && !hasWellFormedEscapes(ref)) {
+    return problem(path, "`$ref` must be a URI reference whose percent escapes decode (e.g. %2F, %25)", ref);
+  }
   const pattern = own("pattern");
   if (pattern !== undefined && !(typeof pattern === "string" && isRegExp(pattern))) return problem(path, "`pattern` must be a regular expression string", pattern);
   const dependentRequired = own("dependentRequired");
@@ -163,6 +170,25 @@ function isRegExp(source: string): boolean {
     }
   }
   return false;
+}
+
+function isUnicodeRegExp(source: string): boolean {
+  try {
+    new RegExp(source, "u");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether every `%` escape of `ref`'s fragment decodes as UTF-8 (a JSON Pointer fragment is percent-decoded segment by segment). */
+function hasWellFormedEscapes(ref: string): boolean {
+  try {
+    for (const segment of ref.split("/")) decodeURIComponent(segment);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

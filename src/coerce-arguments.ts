@@ -39,6 +39,15 @@ export function parseArgumentsText(text: string): Checked<unknown> {
 const MAX_COERCION_DEPTH = 64;
 
 /**
+ * Coercion steps (one per `$ref`, `allOf`, union or typed node applied to a value)
+ * allowed per compiled schema node and per value in the arguments (see
+ * {@link StepBudget}). A schema applies each of its nodes to a value at most once
+ * unless `allOf`/`$ref` fan-out repeats them, so real schemas stay far below it; a fan-out like `allOf: [{ $ref: "#" }, { $ref: "#" }]` would otherwise take
+ * 2^{@link MAX_COERCION_DEPTH} steps.
+ */
+const COERCION_STEPS_PER_SCHEMA_NODE = 16;
+
+/**
  * A schema's coercion, compiled: returns a deep copy of `value` whose primitives
  * are converted where the schema expects another primitive type. Values that
  * cannot be converted are copied unchanged, for the validator to report. Never
@@ -56,11 +65,18 @@ export type Coercion = (value: unknown) => unknown;
  * `additionalItems`) is read here, once; a union's branch is still picked per value
  * (the first branch that accepts the value's type as it is, else the first one it
  * converts to). `$ref` cycles compile to cycles of closures, bounded at run time by
- * the depth limit. The schema must not be mutated afterwards.
+ * the depth limit and a step budget proportional to the schema's and the
+ * arguments' sizes (see {@link StepBudget}). The schema must not be mutated afterwards.
  */
 export function compileCoercion(schema: JsonSchema): Coercion {
-  const coerceRoot = new CoercionCompiler(schema).node(schema);
-  return (value) => coerceRoot(value, 0);
+  const compiler = new CoercionCompiler(schema);
+  const coerceRoot = compiler.node(schema);
+  const budget = compiler.budget;
+  budget.perValue = COERCION_STEPS_PER_SCHEMA_NODE * compiler.size();
+  return (value) => {
+    budget.start(value);
+    return coerceRoot(value, 0);
+  };
 }
 
 /**
@@ -70,6 +86,51 @@ export function compileCoercion(schema: JsonSchema): Coercion {
  */
 export function coerceToSchema(schema: JsonSchema, value: unknown): unknown {
   return compileCoercion(schema)(value);
+}
+
+/**
+ * The steps one coercion may still take. A call starts with `perValue` ×
+ * {@link INITIAL_VALUE_ALLOWANCE} steps (most arguments never need more); the first
+ * time they run out, the arguments' values are counted once and the budget grows by
+ * `perValue` per value. Work is thus bounded by (schema size × argument size), never
+ * exponential; past it, values are copied as they are (the validator then reports
+ * what is wrong). Reset by each call; a coercion is synchronous and never re-entered.
+ */
+class StepBudget {
+  left = 0;
+  perValue = 0;
+  private root: unknown = undefined;
+  private toppedUp = false;
+
+  start(root: unknown): void {
+    this.left = this.perValue * INITIAL_VALUE_ALLOWANCE;
+    this.root = root;
+    this.toppedUp = false;
+  }
+
+  /** Takes one step; `false` once the budget (topped up once by the arguments' size) is spent. */
+  take(): boolean {
+    if (--this.left >= 0) return true;
+    if (this.toppedUp) return false;
+    this.toppedUp = true;
+    this.left += this.perValue * countValues(this.root);
+    return --this.left >= 0;
+  }
+}
+
+/** Values a call's coercion is allowed steps for before the arguments are counted. */
+const INITIAL_VALUE_ALLOWANCE = 64;
+
+/** The values in `root`, itself included (an iterative walk: arguments may nest deeply). */
+function countValues(root: unknown): number {
+  let count = 0;
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    count++;
+    if (typeof value === "object" && value !== null) for (const child of Object.values(value)) pending.push(child);
+  }
+  return count;
 }
 
 /** Coerces a value at `depth` nodes from the root (`$ref`s, `allOf` parts, properties and items each count one). */
@@ -91,8 +152,20 @@ const copyAtAnyDepth: NodeCoercer = (value) => copyJson(value);
 class CoercionCompiler {
   private readonly nodes = new Map<object, NodeCoercer>();
   private readonly typedNodes = new Map<object, TypedCoercer>();
+  /** Shared by every coercer this compilation makes (see {@link StepBudget}). */
+  readonly budget = new StepBudget();
 
   constructor(private readonly root: JsonSchema) {}
+
+  /** How many schema nodes were compiled (for {@link StepBudget}); at least 1. */
+  size(): number {
+    return Math.max(1, this.nodes.size + this.typedNodes.size);
+  }
+
+  /** Whether a coercion at `depth` must stop and copy: too deep, or out of steps (each call takes one). */
+  private exhausted(depth: number): boolean {
+    return depth > MAX_COERCION_DEPTH || !this.budget.take();
+  }
 
   /** The coercer of any schema value; non-objects (boolean schemas) copy the value as it is. */
   node(schema: unknown): NodeCoercer {
@@ -106,7 +179,7 @@ class CoercionCompiler {
       compiled = this.compileNode(schema as JsonSchema);
     } catch {
       // A `$ref` with a malformed percent escape: throw its URIError when a value reaches the node, as interpreting it would.
-      compiled = (value, depth) => (depth > MAX_COERCION_DEPTH ? copyJson(value) : this.compileNode(schema as JsonSchema)(value, depth));
+      compiled = (value, depth) => (this.exhausted(depth) ? copyJson(value) : this.compileNode(schema as JsonSchema)(value, depth));
     }
     this.nodes.set(schema, compiled);
     return compiled;
@@ -117,14 +190,14 @@ class CoercionCompiler {
       const target = resolveRef(this.root, node.$ref);
       if (target !== undefined) {
         const next = this.node(target);
-        return (value, depth) => (depth > MAX_COERCION_DEPTH ? copyJson(value) : next(value, depth + 1));
+        return (value, depth) => (this.exhausted(depth) ? copyJson(value) : next(value, depth + 1));
       }
     }
     if (Array.isArray(node.allOf)) {
       const parts = Array.from(node.allOf as unknown[], (part) => this.node(part));
       if (parts.length === 0) return copyAtAnyDepth;
       return (value, depth) => {
-        if (depth > MAX_COERCION_DEPTH) return copyJson(value);
+        if (this.exhausted(depth)) return copyJson(value);
         let result = value;
         for (const part of parts) result = part(result, depth + 1);
         return result;
@@ -135,15 +208,15 @@ class CoercionCompiler {
       const keeps = keepsAsIs(typed.types);
       if (keeps !== undefined) {
         // A value of the one primitive type is returned at any depth (copying a primitive returns it too).
-        return (value, depth) => (keeps(value) ? value : depth > MAX_COERCION_DEPTH ? copyJson(value) : coerceTyped(typed, value, depth));
+        return (value, depth) => (keeps(value) ? value : this.exhausted(depth) ? copyJson(value) : coerceTyped(typed, value, depth));
       }
-      return (value, depth) => (depth > MAX_COERCION_DEPTH ? copyJson(value) : coerceTyped(typed, value, depth));
+      return (value, depth) => (this.exhausted(depth) ? copyJson(value) : coerceTyped(typed, value, depth));
     }
     const branches = (node.anyOf ?? node.oneOf) as unknown;
     if (!Array.isArray(branches)) return copyAtAnyDepth;
     const union = this.unionBranches(branches);
     if (union.length === 0) return copyAtAnyDepth;
-    return (value, depth) => (depth > MAX_COERCION_DEPTH ? copyJson(value) : coerceUnion(union, value, depth));
+    return (value, depth) => (this.exhausted(depth) ? copyJson(value) : coerceUnion(union, value, depth));
   }
 
   /**

@@ -18,6 +18,7 @@ import { InvalidToolDefinitionError } from "./errors/invalid-tool-definition-err
 import { ToolArgumentsError, type ToolArgumentIssue } from "./errors/tool-arguments-error.js";
 import { compileCoercion, parseArgumentsText, type Coercion } from "./coerce-arguments.js";
 import { jsonSchemaProblem } from "./check-json-schema.js";
+import { schemaRecursionProblem } from "./check-schema-recursion.js";
 import { describeValue } from "./describe-value.js";
 import type { JsonSchema, ToolParameters } from "./schema-types.js";
 
@@ -90,7 +91,11 @@ export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
  * Schema (or zod/TypeBox schema) whose root `type` is `"object"` and whose known
  * keywords all have the types the JSON Schema meta-schema gives them
  * (`properties` an object of schemas, `required` an array of names, `type` a JSON
- * type name, and so on; unknown keywords are ignored).
+ * type name, and so on; unknown keywords are ignored), whose `patternProperties`
+ * keys compile with the `u` flag and whose `$ref`s decode, and whose validation of
+ * a call ends in bounded work (no schema applying itself to the same value again,
+ * no `$ref`/`allOf` fan-out that multiplies per value or per level of nesting: see
+ * `src/check-schema-recursion.ts`).
  *
  * @throws InvalidToolDefinitionError naming the tool, the problem and the fix.
  */
@@ -244,7 +249,8 @@ function isZod3(value: object): value is Zod3Schema {
 
 /**
  * Runs a conversion and normalises its output to a JSON-only copy without `$schema`,
- * after checking its keywords against the meta-schema (see `jsonSchemaProblem`).
+ * after checking its keywords against the meta-schema (see `jsonSchemaProblem`) and
+ * that validating one value terminates in bounded work (see `schemaRecursionProblem`).
  */
 function convert(toolName: string, label: SchemaLabel, produce: () => unknown): JsonSchema {
   let raw: unknown;
@@ -276,6 +282,10 @@ function convert(toolName: string, label: SchemaLabel, produce: () => unknown): 
     throw new InvalidToolDefinitionError(toolName, `Tool "${toolName}": its ${label.schema} is not valid JSON Schema: ${problem}.`);
   }
   const schema = copy as JsonSchema;
+  const recursion = schemaRecursionProblem(schema);
+  if (recursion !== undefined) {
+    throw new InvalidToolDefinitionError(toolName, `Tool "${toolName}": its ${label.schema} cannot be validated: ${recursion}.`);
+  }
   delete schema.$schema;
   return schema;
 }

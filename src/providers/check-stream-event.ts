@@ -113,7 +113,8 @@ export function errorMessageOf(message: Pick<AssistantMessage, "stopReason" | "e
 
 /**
  * The response a turn ends with when the stream's final event was invalid: the
- * last valid partial message (its content kept, so nothing streamed is lost) or,
+ * last partial message (its usable content blocks kept, so nothing valid that
+ * streamed is lost; content that is not an array becomes empty) or,
  * without one, an empty message of `model`; stopReason `error`, `errorMessage`
  * the check's text.
  */
@@ -123,7 +124,24 @@ export function invalidEndResponse(options: {
   model: Pick<Model, "api" | "provider" | "id">;
 }): AssistantMessage {
   const base = options.partial ?? createEmptyAssistantMessage(options.model);
-  return { ...base, stopReason: "error", errorMessage: options.errorMessage };
+  return { ...base, content: validBlocks(base.content), stopReason: "error", errorMessage: options.errorMessage };
+}
+
+/**
+ * The blocks of a partial message that are usable content blocks (as `checkContent`
+ * judges them one by one): the same array when all are, none when `content` is not
+ * an array. A stream may send a malformed `partial`; the turn's message must still be
+ * one the rest of the run can read.
+ */
+function validBlocks(content: unknown): AssistantMessage["content"] {
+  if (!Array.isArray(content)) return [];
+  const kept: unknown[] = [];
+  // Indexed, not every/filter: a hole in a sparse array is an invalid (undefined) block too.
+  for (let index = 0; index < content.length; index++) {
+    const block: unknown = content[index];
+    if (typeof checkContent([block], {}) !== "string") kept.push(block);
+  }
+  return (kept.length === content.length ? content : kept) as AssistantMessage["content"];
 }
 
 /**

@@ -15,7 +15,11 @@ export const ARGUMENTS_QUOTE_CHARS = 120;
 export interface WholeArgumentsCheck {
   /** Notes one stream event (`toolcall_start` / `toolcall_delta`); others are ignored. */
   observe(event: AssistantMessageEvent): void;
-  /** The final message with `argumentsError` on every call whose streamed arguments are not a complete JSON object (the others unchanged). */
+  /**
+   * The final message with `argumentsError` on every call whose streamed arguments are
+   * not a complete JSON object (the others unchanged). Never throws: a message whose
+   * content is not an array, or blocks that are not objects, are left as they are.
+   */
   mark(message: AssistantMessage): AssistantMessage;
 }
 
@@ -59,11 +63,13 @@ export function createWholeArgumentsCheck(): WholeArgumentsCheck {
       }
     },
     mark(message) {
+      // Content the end-of-response check did not vouch for (not an array, a null block) has no calls to mark.
+      if (!Array.isArray(message.content)) return message;
       let marked: AssistantMessage["content"] | undefined;
       message.content.forEach((block, index) => {
         const pieces = streamed?.get(index);
         // A call delivered whole (no pieces) was parsed by the provider itself.
-        if (block.type !== "toolCall" || pieces === undefined) return;
+        if (typeof block !== "object" || block === null || block.type !== "toolCall" || pieces === undefined) return;
         const error = wholeArgumentsError(typeof pieces === "string" ? pieces : pieces.join(""));
         if (error === undefined) return;
         marked ??= [...message.content];

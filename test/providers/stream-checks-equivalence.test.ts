@@ -34,10 +34,11 @@ function plainWholeArguments() {
       }
     },
     mark(message: AssistantMessage): AssistantMessage {
+      if (!Array.isArray(message.content)) return message;
       let marked: AssistantMessage["content"] | undefined;
       message.content.forEach((block, index) => {
         const streamed = pieces.get(index);
-        if (block.type !== "toolCall" || !streamed || streamed.length === 0) return;
+        if (typeof block !== "object" || block === null || block.type !== "toolCall" || !streamed || streamed.length === 0) return;
         const error = wholeArgumentsError(streamed.join(""));
         if (error === undefined) return;
         marked ??= [...message.content];
@@ -129,7 +130,13 @@ function plainFreshId(index: number, taken: ReadonlySet<string>, assignToolCallI
 
 function plainFinalResponse(value: unknown, eventType: "done" | "error", partial: AssistantMessage | undefined, assignToolCallId?: (index: number) => string) {
   const checked = plainCheck(value, eventType, assignToolCallId);
-  if (!checked.ok) return { ...(partial ?? createEmptyAssistantMessage(MODEL)), stopReason: "error" as const, errorMessage: checked.error };
+  if (!checked.ok) {
+    // An invalid end keeps the partial's usable blocks only (content that is not an array becomes empty).
+    const base = partial ?? createEmptyAssistantMessage(MODEL);
+    const content: unknown = base.content;
+    const kept = Array.isArray(content) ? content.filter((block) => typeof plainContent([block]) !== "string") : [];
+    return { ...base, content: kept as AssistantMessage["content"], stopReason: "error" as const, errorMessage: checked.error };
+  }
   const errorMessage = errorMessageOf(checked.value);
   return errorMessage === undefined || errorMessage === checked.value.errorMessage ? checked.value : { ...checked.value, errorMessage };
 }

@@ -201,7 +201,7 @@ describe("compiled coercion", () => {
   });
 
   it("throws a pattern's SyntaxError only when an argument's key is tested against it, like the interpreter", () => {
-    // Valid without the `u` flag (so a definition check accepts it) but not with it.
+    // Valid without the `u` flag but not with it: tool definitions refuse it (test/validation/hostile-schemas.test.ts); the coercer itself throws like the interpreter.
     const schema: JsonSchema = { type: "object", properties: { a: { type: "number" } }, patternProperties: { "\\-": { type: "number" } } };
     const coerce = compileCoercion(schema);
     expect(coerce({ a: "1" })).toEqual({ a: 1 });
