@@ -5,16 +5,8 @@ import { z } from "zod";
 import { z as z3 } from "zod/v3";
 import { InvalidToolDefinitionError } from "../../src/errors/index.js";
 import { assertToolParameters, validateToolArguments } from "../../src/validation.js";
+import { definitionError } from "../support/definition-error.js";
 
-function definitionError(run: () => unknown): InvalidToolDefinitionError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof InvalidToolDefinitionError) return error;
-    throw error;
-  }
-  throw new Error("expected an InvalidToolDefinitionError");
-}
 
 describe("assertToolParameters", () => {
   it.each([

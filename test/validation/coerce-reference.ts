@@ -1,13 +1,15 @@
 /**
  * The reference for `src/coerce-arguments.ts`: argument coercion as it was before it
  * was compiled, interpreting the JSON Schema on every call (main at 64e3c69, kept
- * verbatim but for this header and the entry point's name). The property test in
+ * verbatim but for this header, the entry point's name, and the primitive pieces it
+ * shares with the compiled form — the type of a value, the conversion table, the
+ * deep copy — which it imports from `src/json-coercion.ts`). The property test in
  * `compiled-coercion.test.ts` checks that the compiled coercion returns exactly what
  * this returns, for random schemas and values. Test-only; not shipped.
  */
 import type { JsonSchema } from "../../src/schema-types.js";
+import { convertPrimitive, copyJson, isRecord, jsonTypeOf, NOT_CONVERTED, type JsonType } from "../../src/json-coercion.js";
 
-type JsonType = "null" | "boolean" | "integer" | "number" | "string" | "array" | "object";
 
 /** Deepest `$ref` chain / nesting followed while coercing; deeper values are copied as they are. */
 const MAX_COERCION_DEPTH = 64;
@@ -113,53 +115,6 @@ function accepts(types: readonly JsonType[], actual: JsonType): boolean {
   return types.includes(actual) || (actual === "integer" && types.includes("number"));
 }
 
-function jsonTypeOf(value: unknown): JsonType {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  switch (typeof value) {
-    case "boolean":
-      return "boolean";
-    case "string":
-      return "string";
-    case "object":
-      return "object";
-    case "number":
-    case "bigint":
-      return Number.isInteger(value) ? "integer" : "number";
-    default:
-      return "null";
-  }
-}
-
-const NOT_CONVERTED: unique symbol = Symbol("not converted");
-
-/** AJV's coercion table between primitive types; `NOT_CONVERTED` when no lossless conversion exists. */
-function convertPrimitive(value: unknown, type: JsonType): unknown {
-  switch (type) {
-    case "number":
-    case "integer": {
-      const number =
-        value === null ? 0 : typeof value === "boolean" ? Number(value) : typeof value === "string" ? parseNumber(value) : NaN;
-      return Number.isFinite(number) && (type === "number" || Number.isInteger(number)) ? number : NOT_CONVERTED;
-    }
-    case "boolean":
-      if (value === "true" || value === 1) return true;
-      if (value === "false" || value === 0 || value === null) return false;
-      return NOT_CONVERTED;
-    case "string":
-      if (value === null) return "";
-      return typeof value === "number" || typeof value === "boolean" ? String(value) : NOT_CONVERTED;
-    case "null":
-      return value === "" || value === 0 || value === false ? null : NOT_CONVERTED;
-    default:
-      return NOT_CONVERTED;
-  }
-}
-
-function parseNumber(text: string): number {
-  return text.trim() === "" ? NaN : Number(text);
-}
-
 /** `#/$defs/Name`-style local references; anything else is left unresolved. */
 function resolveRef(root: JsonSchema, ref: string): JsonSchema | undefined {
   if (ref === "#") return root;
@@ -171,23 +126,4 @@ function resolveRef(root: JsonSchema, ref: string): JsonSchema | undefined {
     node = node[segment];
   }
   return isRecord(node) ? (node as JsonSchema) : undefined;
-}
-
-function isPlainPrototype(prototype: unknown): boolean {
-  return prototype === Object.prototype || prototype === null;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Deep copy of plain data; other values (functions, class instances) are kept by reference. */
-function copyJson(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(copyJson);
-  if (isRecord(value) && isPlainPrototype(Object.getPrototypeOf(value))) {
-    const result: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) result[key] = copyJson(value[key]);
-    return result;
-  }
-  return value;
 }

@@ -4,16 +4,8 @@ import { compileCoercion } from "../../src/coerce-arguments.js";
 import { InvalidToolDefinitionError } from "../../src/errors/index.js";
 import type { JsonSchema } from "../../src/schema-types.js";
 import { assertToolParameters, validateToolArguments } from "../../src/validation.js";
+import { definitionError } from "../support/definition-error.js";
 
-function definitionError(run: () => unknown): InvalidToolDefinitionError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof InvalidToolDefinitionError) return error;
-    throw error;
-  }
-  throw new Error("expected an InvalidToolDefinitionError");
-}
 
 describe("argument coercion's step budget", () => {
   it("stops an allOf fan-out through $ref (2^64 steps unbounded) and copies the value as it is", () => {
