@@ -2,13 +2,13 @@
  * The reference for `src/coerce-arguments.ts`: argument coercion as it was before it
  * was compiled, interpreting the JSON Schema on every call (main at 64e3c69, kept
  * verbatim but for this header, the entry point's name, and the primitive pieces it
- * shares with the compiled form — the type of a value, the conversion table, the
- * deep copy — which it imports from `src/json-coercion.ts`). The property test in
+ * shares with the compiled form — the type of a value, the conversion table, `$ref`
+ * resolution, the deep copy — which it imports from `src/json-coercion.ts`). The property test in
  * `compiled-coercion.test.ts` checks that the compiled coercion returns exactly what
  * this returns, for random schemas and values. Test-only; not shipped.
  */
 import type { JsonSchema } from "../../src/schema-types.js";
-import { convertPrimitive, copyJson, isRecord, jsonTypeOf, NOT_CONVERTED, type JsonType } from "../../src/json-coercion.js";
+import { convertPrimitive, copyJson, isRecord, jsonTypeOf, NOT_CONVERTED, resolveRef, type JsonType } from "../../src/json-coercion.js";
 
 
 /** Deepest `$ref` chain / nesting followed while coercing; deeper values are copied as they are. */
@@ -113,17 +113,4 @@ function declaredTypes(node: JsonSchema): JsonType[] {
 
 function accepts(types: readonly JsonType[], actual: JsonType): boolean {
   return types.includes(actual) || (actual === "integer" && types.includes("number"));
-}
-
-/** `#/$defs/Name`-style local references; anything else is left unresolved. */
-function resolveRef(root: JsonSchema, ref: string): JsonSchema | undefined {
-  if (ref === "#") return root;
-  if (!ref.startsWith("#/")) return undefined;
-  let node: unknown = root;
-  for (const raw of ref.slice(2).split("/")) {
-    const segment = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
-    if (!isRecord(node) || !Object.hasOwn(node, segment)) return undefined;
-    node = node[segment];
-  }
-  return isRecord(node) ? (node as JsonSchema) : undefined;
 }
