@@ -32,7 +32,6 @@ import {
 /** Stand-in for this machine as its own slices' logic; {@link linkSlices} points it at the machine itself. */
 const sliceStandIn = fromCallback<ToolBatchEvent, ToolBatchInput>(() => undefined);
 
-/** The batch machine's setup: its chart and its regions are built from it. */
 /** The spawn options of a call: its system id only when it has one (set on the options, not spread in). */
 function callSpawnOptions(id: string, systemId: string | undefined, input: ToolCallInput): { id: string; systemId?: string; input: ToolCallInput } {
   const options: { id: string; systemId?: string; input: ToolCallInput } = { id, input };
@@ -40,6 +39,7 @@ function callSpawnOptions(id: string, systemId: string | undefined, input: ToolC
   return options;
 }
 
+/** The batch machine's setup: its chart and its regions are built from it. */
 export const toolBatchSetup = setup({
   types: {
     context: {} as ToolBatchContext,
