@@ -15,7 +15,7 @@
 import { fromCallback } from "xstate";
 import type { AgentLoopEvent, ModelStreamEvent, RequestModelInput } from "../../machines/events.js";
 import { errorText } from "../../machines/tool-call.machine.js";
-import type { AgentEvent, AssistantMessage, Context, Message, Model, SimpleStreamOptions, ThinkingLevel as AgentThinkingLevel } from "../types.js";
+import type { AgentEvent, AgentLoopConfig, AssistantMessage, Context, Message, Model, SimpleStreamOptions, ThinkingLevel as AgentThinkingLevel } from "../types.js";
 import type { RunServices, ServicesSource } from "../run-environment.js";
 import type { ListenerSource } from "../heard-by.js";
 import { failedResponse } from "../messages.js";
@@ -74,6 +74,18 @@ function requestController(runSignal: AbortSignal | undefined): { controller: Ab
   return { controller, release: () => runSignal.removeEventListener("abort", forward) };
 }
 
+/**
+ * A new options object with `config`'s own enumerable properties, as `{ ...config }`
+ * makes it, for the request's own to be set on. Not `{ ...config, apiKey, … }`:
+ * V8 adds properties to a spread copy of an object literal on a slow path (~2 µs a
+ * request); `Object.assign` onto `{}` is ~30 ns. The one key it would treat
+ * differently (`__proto__`, which it sets as the prototype) takes the spread.
+ */
+function streamOptions(config: AgentLoopConfig): SimpleStreamOptions {
+  if (Object.hasOwn(config, "__proto__")) return { ...config };
+  return Object.assign({}, config) as SimpleStreamOptions;
+}
+
 async function openStream(services: RunServices, input: RequestModelInput, requestSignal: AbortSignal | undefined, beforeRequest: () => void) {
   const { config } = services;
   const signal = services.signal;
@@ -85,13 +97,11 @@ async function openStream(services: RunServices, input: RequestModelInput, reque
   const tools = input.withoutTools ? undefined : services.declaredTools();
   const context: Context = { systemPrompt: input.systemPrompt, messages: llmMessages, ...(tools ? { tools } : {}) };
   const apiKey = (config.getApiKey ? await config.getApiKey(input.model.provider) : undefined) || config.apiKey;
-  const options: SimpleStreamOptions = {
-    ...config,
-    apiKey,
-    signal: requestSignal,
-    reasoning: streamReasoning(input.thinkingLevel),
-    thinkingLevel: input.thinkingLevel,
-  };
+  const options = streamOptions(config);
+  options.apiKey = apiKey;
+  options.signal = requestSignal;
+  options.reasoning = streamReasoning(input.thinkingLevel);
+  options.thinkingLevel = input.thinkingLevel;
   // An abort that came first (even before the run started) means no request at all.
   if (signal?.aborted === true) throw new Error(REQUEST_ABORTED_MESSAGE);
   beforeRequest();
