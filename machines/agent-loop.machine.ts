@@ -112,7 +112,7 @@ export const agentLoopMachine = agentLoopSetup.createMachine({
       always: [
         { guard: "asksFinishTurn", target: "betweenTurns.finishingTurn" },
         // The plain turn (`plain-turn.ts`): turn_end, and the next request at once.
-        { guard: "plainTurn", target: "requesting.awaitingResponse", actions: ["emitTurnEnd", "startTurn"] },
+        { guard: "plainTurn", target: "requesting.awaitingResponse", actions: ["emitTurnEnd", "startTurn", "emitTurnStart"] },
         { target: "betweenTurns.endingTurn" },
       ],
     },

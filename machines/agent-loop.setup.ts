@@ -117,7 +117,7 @@ export const agentLoopSetup = setup({
   guards: {
     notAborted: ({ context }) => !context.aborted,
     responseFailed: (_, response: AssistantMessage) => response.stopReason === "error" || response.stopReason === "aborted",
-    hasNoToolCalls: (_, response: AssistantMessage) => toolCallsOf(response).length === 0,
+    hasNoToolCalls: (_, response: AssistantMessage) => callCountOf(response) === 0,
     /** The response's calls take the direct path: plain calls, which the loop runs without a batch (`alone-call.ts`). */
     runsAlone: ({ context }, response: AssistantMessage) => runsAlone(context, response),
     /** The `tool.settled` arriving on the direct path is from the last unsettled call. */
@@ -125,7 +125,7 @@ export const agentLoopSetup = setup({
     isLengthTruncated: (_, response: AssistantMessage) => response.stopReason === "length",
     everyResultTerminates: ({ context }) => context.terminated,
     hasPendingMessages: ({ context }) => context.pending.length > 0,
-    hasToolCalls: ({ context }) => toolCallsOf(context.assistant).length > 0,
+    hasToolCalls: ({ context }) => callCountOf(context.assistant) > 0,
     isAborted: ({ context }) => context.aborted,
     wasAbandoned: ({ context }) => context.abandoned === true,
     reachedMaxTurns: ({ context }) => context.settings.maxTurns !== undefined && context.turn >= context.settings.maxTurns,
@@ -147,7 +147,7 @@ export const agentLoopSetup = setup({
       context.settings.hooks.finishTurn && context.abandoned !== true && (response.stopReason === "error" || response.stopReason === "aborted"),
     /** A response without tool calls, and the run asks finishTurn. */
     finishesAnsweredTurn: ({ context }, response: AssistantMessage) =>
-      context.settings.hooks.finishTurn && context.abandoned !== true && toolCallsOf(response).length === 0,
+      context.settings.hooks.finishTurn && context.abandoned !== true && callCountOf(response) === 0,
     turnFailed: ({ context }) => turnFailed(context),
     decidedToEnd: ({ context }) => context.turnDecision === "end",
     decidedToContinue: ({ context }) => context.turnDecision === "continue",
@@ -172,10 +172,9 @@ export const agentLoopSetup = setup({
         enqueue.emit({ type: "message_end", message });
       }
     }),
-    startTurn: enqueueActions(({ context, enqueue }) => {
-      enqueue.assign({ turn: context.turn + 1 });
-      enqueue.emit({ type: "turn_start" });
-    }),
+    /** The next turn begins: its number (with `emitTurnStart` after it: two plain actions cost less than one that enqueues both). */
+    startTurn: assign(({ context }) => ({ turn: context.turn + 1 })),
+    emitTurnStart: emit(() => ({ type: "turn_start" as const })),
     injectPending: enqueueActions(({ context, enqueue }) => {
       if (context.pending.length === 0) return;
       for (const message of context.pending) {
@@ -187,15 +186,11 @@ export const agentLoopSetup = setup({
     acceptResponse: enqueueActions(({ context, enqueue }, params: { message: AssistantMessage; started: boolean }) => {
       if (!params.started) enqueue.emit({ type: "message_start", message: params.message });
       enqueue.emit({ type: "message_end", message: params.message });
-      enqueue.assign({
-        ...appended(context, [params.message]),
-        assistant: params.message,
-        toolResults: [],
-        terminated: false,
-        refusal: undefined,
-        ...(context.settings.budget ? { limits: { ...context.limits, spent: spentAfter(context.limits.spent, params.message) } } : {}),
-        turnDecision: undefined,
-      });
+      const { messages, newMessages } = appended(context, [params.message]);
+      // One object literal, set before anyone sees it (no spread objects: this runs every turn).
+      const update: Partial<AgentLoopContext> = { messages, newMessages, assistant: params.message, toolResults: [], terminated: false, refusal: undefined, turnDecision: undefined };
+      if (context.settings.budget) update.limits = { ...context.limits, spent: spentAfter(context.limits.spent, params.message) };
+      enqueue.assign(update);
     }),
     emitTurnEnd: emit(({ context }) => ({
       type: "turn_end" as const,
@@ -220,15 +215,13 @@ export const agentLoopSetup = setup({
       }
       const rejected = output.rejected ?? [];
       const counts = context.refusal === undefined && (rejected.length > 0 || context.limits.invalidStreak !== undefined);
-      const calls = toolCallsOf(context.assistant);
-      enqueue.assign({
-        ...appended(context, output.results),
-        toolResults: output.results,
-        terminated: output.terminates,
-        // The direct path's kept settles are done with (none after one call: then nothing is spread).
-        ...(context.settledCalls !== undefined ? { settledCalls: undefined } : undefined),
-        ...(counts ? { limits: withStreak(context.limits, streakAfterBatch(context.limits.invalidStreak, calls, output.results, rejected)) } : {}),
-      });
+      const { messages, newMessages } = appended(context, output.results);
+      // One object literal, set before anyone sees it (no spread objects: this runs every turn).
+      const update: Partial<AgentLoopContext> = { messages, newMessages, toolResults: output.results, terminated: output.terminates };
+      // The direct path's kept settles are done with (none after one call: then the key is not set).
+      if (context.settledCalls !== undefined) update.settledCalls = undefined;
+      if (counts) update.limits = withStreak(context.limits, streakAfterBatch(context.limits.invalidStreak, toolCallsOf(context.assistant), output.results, rejected));
+      enqueue.assign(update);
     }),
     /** A response without tool calls breaks the breaker's row. */
     endInvalidStreak: assign(({ context }) => ({ limits: withStreak(context.limits, undefined) })),

@@ -73,7 +73,7 @@ export const betweenTurnsState = agentLoopSetup.createStateConfig({
         { guard: "decidedToEnd", target: DONE, actions: { type: "exitWith", params: { reason: "stopped" } } },
         // The plain turn: no between-turn hook, no limit, nothing pending, calls made and not all terminating —
         // every decision below would take its default branch, so the next request starts here (3 microsteps fewer).
-        { guard: "plainTurn", target: NEXT_REQUEST_AT_ONCE, actions: "startTurn" },
+        { guard: "plainTurn", target: NEXT_REQUEST_AT_ONCE, actions: ["startTurn", "emitTurnStart"] },
         { guard: "asksShouldStop", target: "checkingStop" },
         { guard: "pollsSteering", target: "pollingSteering" },
         { target: "decidingNextTurn" },
@@ -157,20 +157,20 @@ export const betweenTurnsState = agentLoopSetup.createStateConfig({
         { guard: "reachedBudget", target: "budgetReached" },
         { guard: "reachedMaxTurns", target: "turnCapReached" },
         { guard: "preparesNextTurn", target: "preparingNextTurn" },
-        { target: NEXT_REQUEST, actions: "startTurn" },
+        { target: NEXT_REQUEST, actions: ["startTurn", "emitTurnStart"] },
       ],
     },
     // The responses reached `budget`: the wrap-up request, or the end.
     budgetReached: {
       always: [
-        { guard: "wrapsUp", target: NEXT_REQUEST, actions: [{ type: "startWrapUp", params: { reason: "budget" } }, "startTurn"] },
+        { guard: "wrapsUp", target: NEXT_REQUEST, actions: [{ type: "startWrapUp", params: { reason: "budget" } }, "startTurn", "emitTurnStart"] },
         { target: DONE, actions: { type: "exitWith", params: { reason: "budget" } } },
       ],
     },
     // The run used its `maxTurns`: the wrap-up request, or the end.
     turnCapReached: {
       always: [
-        { guard: "wrapsUp", target: NEXT_REQUEST, actions: [{ type: "startWrapUp", params: { reason: "maxTurns" } }, "startTurn"] },
+        { guard: "wrapsUp", target: NEXT_REQUEST, actions: [{ type: "startWrapUp", params: { reason: "maxTurns" } }, "startTurn", "emitTurnStart"] },
         { target: DONE, actions: { type: "exitWith", params: { reason: "maxTurns" } } },
       ],
     },
@@ -181,7 +181,7 @@ export const betweenTurnsState = agentLoopSetup.createStateConfig({
         input: ({ context }) => turnHookInput(context),
         onDone: [
           { guard: "isAborted", target: DONE, actions: { type: "exitWith", params: { reason: "aborted" } } },
-          { target: NEXT_REQUEST, actions: [{ type: "applyNextTurnUpdate", params: ({ event }) => event.output }, "startTurn"] },
+          { target: NEXT_REQUEST, actions: [{ type: "applyNextTurnUpdate", params: ({ event }) => event.output }, "startTurn", "emitTurnStart"] },
         ],
       },
     },

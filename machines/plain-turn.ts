@@ -8,7 +8,8 @@
  */
 import { contextTooLarge } from "./compaction-policy.js";
 import { reachedBudget } from "./loop-policies.js";
-import { toolCallsOf, type AgentLoopContext } from "./loop-context.js";
+import type { AgentLoopContext } from "./loop-context.js";
+import { callCountOf } from "./alone-call.js";
 
 /**
  * No hook between turns or before the request, no breaker streak, budget, turn cap
@@ -34,6 +35,6 @@ export function isPlainTurn(context: AgentLoopContext): boolean {
     context.limits.invalidStreak === undefined &&
     (maxTurns === undefined || context.turn < maxTurns) &&
     (budget === undefined || !reachedBudget(budget, context.limits.spent)) &&
-    toolCallsOf(context.assistant).length > 0
+    callCountOf(context.assistant) > 0
   );
 }

@@ -15,7 +15,7 @@
  */
 import { estimateMessageTokens, estimateTextTokens, reportedTokens } from "../src/compaction/estimate-tokens.js";
 import type { AgentMessage } from "../src/types.js";
-import { TRANSCRIPT_CHUNK, type Transcript } from "./transcript.js";
+import type { Transcript } from "./transcript.js";
 
 /** What one full chunk contributes, computed once per chunk. */
 interface ChunkSummary {
@@ -78,7 +78,8 @@ function wholeEstimate(transcript: Transcript, systemPrompt: string): number {
  */
 export function estimateTranscriptTokens(transcript: Transcript, systemPrompt = "", usageFrom = 0): number {
   let after = 0;
-  const tailStart = transcript.full.length * TRANSCRIPT_CHUNK;
+  // Where each chunk starts, from the lengths themselves (a restored transcript may have been cut in other chunk sizes).
+  const tailStart = transcript.length - transcript.tail.length;
   for (let index = transcript.tail.length - 1; index >= 0; index--) {
     if (tailStart + index < usageFrom) return wholeEstimate(transcript, systemPrompt);
     const message = transcript.tail[index] as AgentMessage;
@@ -86,9 +87,10 @@ export function estimateTranscriptTokens(transcript: Transcript, systemPrompt = 
     if (reported !== undefined) return reported + after;
     after += tokensOf(message);
   }
+  let start = tailStart;
   for (let chunkIndex = transcript.full.length - 1; chunkIndex >= 0; chunkIndex--) {
     const chunk = transcript.full[chunkIndex] as readonly AgentMessage[];
-    const start = chunkIndex * TRANSCRIPT_CHUNK;
+    start -= chunk.length;
     if (start >= usageFrom) {
       const summary = summaryOf(chunk);
       if (summary.lastReported >= 0) return summary.fromLastReported + after;

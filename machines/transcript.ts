@@ -15,8 +15,14 @@
  */
 import type { AgentMessage } from "../src/types.js";
 
-/** Messages per full chunk. */
-export const TRANSCRIPT_CHUNK = 256;
+/**
+ * Messages per full chunk. Every append copies the open tail (on average half a
+ * chunk), twice a turn for each of the two transcripts; 64 keeps that copy short
+ * while the list of full chunks, copied once per 64 messages, stays small. A
+ * transcript written with other chunk sizes (snapshots of earlier versions used
+ * 256) reads and grows the same: nothing assumes a full chunk's length.
+ */
+export const TRANSCRIPT_CHUNK = 64;
 
 /** An immutable transcript: `full` chunks of {@link TRANSCRIPT_CHUNK} messages, then `tail`. */
 export interface Transcript {

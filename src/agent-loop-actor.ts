@@ -98,7 +98,8 @@ function provideActorsFrom(machine: typeof agentLoopMachine, servicesOf: Service
   const toolBatch = linkSlices(batch.provide({ actors: { toolCall } }), heard);
   return machine.provide({
     actors: {
-      requestModel: heard(createRequestModelActor(servicesOf)),
+      // The model request hands its stream's events to the listener itself (one per token: no emit and hand-over each).
+      requestModel: listenerOf ? createRequestModelActor(servicesOf, listenerOf) : createRequestModelActor(servicesOf),
       ...createTurnHookActors(servicesOf),
       invalidCallHint: createInvalidCallHintActor(servicesOf),
       compactContext: createCompactContextActor(servicesOf),

@@ -11,7 +11,8 @@ export type ListenerSource = (system: RunSystem) => ((event: AgentEvent) => void
 /**
  * `logic` whose every actor, as it is created or restored, hands the events it
  * emits to its run's listener. This is how a run's events from every actor (the
- * loop, each batch and slice, each call, the model request, each tool) reach
+ * loop, each batch and slice, each call, each tool; the model request hands its
+ * per-token events to the listener itself, `src/actors/request-model.ts`) reach
  * `onEvent` without an XState inspector, which would build and deliver an
  * inspection event for every action, microstep and snapshot of the run. The
  * listener is looked up when an event is emitted, so an actor made while the

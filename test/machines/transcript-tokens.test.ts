@@ -45,6 +45,25 @@ describe("the estimate of a chunked transcript", () => {
     );
   });
 
+  it("reads a transcript cut in other chunk sizes (a snapshot of a version with 256-message chunks) as the same messages, and grows it", () => {
+    fc.assert(
+      fc.property(fc.array(message, { maxLength: 700, size: "max" }), fc.integer({ min: 1, max: 300 }), fc.string({ maxLength: 30 }), fc.nat(), (messages, size, systemPrompt, from) => {
+        const full: AgentMessage[][] = [];
+        let at = 0;
+        for (; messages.length - at >= size; at += size) full.push(messages.slice(at, at + size));
+        const restored: Transcript = JSON.parse(JSON.stringify({ full, tail: messages.slice(at), length: messages.length }));
+        // A copy: the array handed out grows as the transcript is appended to.
+        const flat = [...transcriptMessages(restored)];
+        const usageFrom = from % (messages.length + 2);
+        expect(estimateTranscriptTokens(restored, systemPrompt, usageFrom)).toBe(estimateContextTokens(flat, systemPrompt, usageFrom));
+        const grownOn = appendMessages(restored, [{ role: "user", content: "next", timestamp: 0 }]);
+        expect(transcriptMessages(grownOn)).toEqual([...flat, { role: "user", content: "next", timestamp: 0 }]);
+        expect(estimateTranscriptTokens(grownOn, systemPrompt, usageFrom)).toBe(estimateContextTokens(transcriptMessages(grownOn), systemPrompt, usageFrom));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it("estimates a long transcript without usage once, then only what each turn appends", () => {
     let transcript = transcriptOf([]);
     for (let turn = 0; turn < 40 * TRANSCRIPT_CHUNK; turn++) transcript = appendMessages(transcript, [{ role: "user", content: `turn ${turn}`, timestamp: 0 }]);
