@@ -58,11 +58,13 @@ export {
   errorText,
   missingResult,
   rejectedResult,
+  synchronousPreparation,
   type CallStepError,
   type ExecuteToolInput,
   type FinalizeToolCallInput,
   type PrepareCallInput,
   type PreparedCall,
+  type SynchronousPreparationArgs,
   type ToolCallContext,
   type ToolCallEvent,
 } from "./tool-call-setup.js";

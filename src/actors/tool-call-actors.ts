@@ -14,6 +14,7 @@ import {
   blockedResult,
   errorResult,
   errorText,
+  synchronousPreparation,
   type ExecuteToolInput,
   type FinalizeToolCallInput,
   type PrepareCallInput,
@@ -115,12 +116,13 @@ export function createPrepareCallActor(servicesOf: ServicesSource) {
 /**
  * Creates the `prepareArguments` action of a run: preparation of a call when the
  * run has no `beforeToolCall` and no tool decides `needsApproval` with a function
- * (lookup, `prepareArguments`, validation), which is synchronous. Records the
+ * (lookup, `prepareArguments`, validation), which is synchronous; nothing for a
+ * refused call or one the `prepareCall` actor prepares ({@link synchronousPreparation}). Records the
  * arguments (and `approval: "asked"` for a tool whose `needsApproval` is `true`,
  * unless approved for good) or the call's error result.
  */
 export function createPrepareArgumentsAction(servicesOf: ServicesSource) {
-  return assign(({ context, system }: { context: ToolCallContext; system: RunSystem }): Partial<ToolCallContext> => {
+  return synchronousPreparation(({ context, system }): Partial<ToolCallContext> => {
     const services = servicesOf(system);
     const prepared = prepareArguments(services, context.toolCall);
     if ("settled" in prepared) return { settled: prepared.settled };
