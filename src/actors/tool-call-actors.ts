@@ -6,7 +6,7 @@
  * serves every run.
  * Every failure becomes an error result; none rejects for a tool's or hook's fault.
  */
-import { assign, fromPromise } from "xstate";
+import { fromPromise } from "xstate";
 import { fromControlledPromise, isRunning } from "./controlled-promise.js";
 import type { CallHookScope, SettledToolCall } from "../../machines/events.js";
 import { ABORTED_MESSAGE } from "../../machines/agent-loop.machine.js";
@@ -22,7 +22,7 @@ import {
   type ToolCallContext,
 } from "../../machines/tool-call.machine.js";
 import type { AfterToolCallResult, AgentEvent, AgentLoopConfig, AgentToolResult, ToolCall } from "../types.js";
-import { hookContext, type RunServices, type RunSystem, type ServicesSource } from "../run-environment.js";
+import { hookContext, type RunServices, type ServicesSource } from "../run-environment.js";
 import { validateToolArguments } from "../validation.js";
 import { isRetryableError } from "../errors/retryable-tool-error.js";
 import { checkAfterToolCallResult, checkBeforeToolCallResult, checkOutputSchema, normalizeToolResult } from "../tool-result.js";
