@@ -11,8 +11,9 @@
  *
  * `starting` announces the call and, without `beforeToolCall` or a
  * `needsApproval` function, prepares it synchronously (the `prepareArguments`
- * action: an actor would cost an event and a microtask per call); with one of
- * them the `prepareCall` actor asks in `askingHooks`. A call that needs a human
+ * action: an actor would cost an event and a microtask per call; it does
+ * nothing for a refused call or one the actor prepares); with one of them the
+ * `prepareCall` actor asks in `askingHooks`. A call that needs a human
  * decision waits in `awaitingApproval`; for its batch it counts as prepared.
  * A prepared call waits in `prepared` for its batch's go (`call.execute`); one
  * spawned with `proceeds` goes straight on to `executing`.
@@ -21,7 +22,7 @@
  * call at once; leaving stops the `prepareCall` actor. (A failing step's error
  * edge is declared on the machine's root.)
  */
-import { enqueueActions, raise } from "xstate";
+import { raise } from "xstate";
 import { cancelled, toolCallSetup, type PrepareCallInput } from "./tool-call-setup.js";
 
 export const preparingState = toolCallSetup.createStateConfig({
@@ -31,14 +32,9 @@ export const preparingState = toolCallSetup.createStateConfig({
     // Every call is announced as it starts; one prepared synchronously is prepared here too,
     // so the transitions below read what preparation ended with.
     starting: {
-      entry: [
-        "announceStart",
-        // Preparation without an actor (`prepareArguments`), unless the call is refused or its
-        // preparation asks `beforeToolCall` or a `needsApproval` function (the `prepareCall` actor does).
-        enqueueActions(({ check, enqueue }) => {
-          if (!check("isRefused") && !check("preparesAsynchronously")) enqueue("prepareArguments");
-        }),
-      ],
+      // Preparation without an actor (`prepareArguments`) does nothing for a call that is refused or whose
+      // preparation asks `beforeToolCall` or a `needsApproval` function (the `prepareCall` actor does).
+      entry: ["announceStart", "prepareArguments"],
       always: [
         // A refused call (length truncation) settles without preparing.
         { guard: "isRefused", target: "#toolCall.done", actions: "settleWithRefusal" },

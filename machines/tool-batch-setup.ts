@@ -65,14 +65,20 @@ export const toolBatchSetup = setup({
     isCurrent: ({ context }, params: { index: number }) => memberOf(context, params.index) === context.started - 1,
   },
   actions: {
-    /** Spawns every member at once, in source order (parallel batches without a handshake). */
-    spawnAll: enqueueActions(({ context, enqueue }) => {
+    /**
+     * Spawns every member at once, in source order (parallel batches without a
+     * handshake), each started after the step as a spawned child is. One `assign`
+     * spawning them all adds them to the batch's children in one step: a
+     * `spawnChild` action per member copied the snapshot and its children map
+     * once per member, O(members²) per batch.
+     */
+    spawnAll: assign(({ context, spawn }) => {
       for (let member = 0; member < context.layout.members; member += 1) {
         const { src, id, systemId, input } = memberSpawn(context, member);
-        if (src === "toolCall") enqueue.spawnChild("toolCall", callSpawnOptions(id, systemId, input as ToolCallInput));
-        else enqueue.spawnChild("toolBatch", { id, input: input as ToolBatchInput });
+        if (src === "toolCall") spawn("toolCall", callSpawnOptions(id, systemId, input as ToolCallInput));
+        else spawn("toolBatch", { id, input: input as ToolBatchInput });
       }
-      enqueue.assign({ started: context.layout.members });
+      return { started: context.layout.members };
     }),
     /** Spawns the next member: its turn to prepare has come. */
     spawnNext: enqueueActions(({ context, enqueue }) => {

@@ -5,7 +5,7 @@
  * `call-executing.state.ts`) refer to. The actors are stand-ins; `src/actors/`
  * provides the real ones. No I/O; the context is plain data, changed only through `assign`.
  */
-import { assign, emit, enqueueActions, fromPromise, sendParent, setup } from "xstate";
+import { assign, emit, enqueueActions, fromPromise, sendParent, setup, type AnyActorRef } from "xstate";
 import type { AgentEvent, AgentToolResult, BeforeToolCallResult } from "../src/types.js";
 import type { CallHookScope, BatchToToolCallEvent, SettledToolCall, ToolCallInput, ToolCallToBatchEvent } from "./events.js";
 import { describeThrown } from "../src/describe-thrown.js";
@@ -129,6 +129,34 @@ export interface CallStepError {
 /** Events a call accepts: its batch's (or the run's) word, and its own steps' failures. */
 export type ToolCallEvent = BatchToToolCallEvent | CallStepError;
 
+/** A call refused without preparing (length truncation): the `isRefused` guard. */
+const isRefusedCall = (context: ToolCallContext): boolean => context.refusal !== undefined;
+
+/** `beforeToolCall`, or a tool's `needsApproval` function, may be asynchronous: the `prepareCall` actor asks them (the `preparesAsynchronously` guard). */
+const preparesAsynchronously = (context: ToolCallContext): boolean =>
+  context.hookScope !== undefined && (context.hooks?.beforeToolCall === true || context.hooks?.needsApproval === true);
+
+/** Whether `starting` prepares the call itself (the `prepareArguments` action): neither refused nor prepared by the `prepareCall` actor. */
+const preparesSynchronously = (context: ToolCallContext): boolean => !isRefusedCall(context) && !preparesAsynchronously(context);
+
+/** What a synchronous preparation is given: the call's context and its actor system (where the run's services are found). */
+export interface SynchronousPreparationArgs {
+  context: ToolCallContext;
+  system: AnyActorRef["system"];
+}
+
+/**
+ * The `prepareArguments` action (entry of `preparing.starting`) from a
+ * synchronous preparation: it runs `prepare` for a call that is neither refused
+ * (`isRefused`) nor prepared by the `prepareCall` actor
+ * (`preparesAsynchronously`), and changes nothing for those. The condition is the
+ * two guards' own, evaluated here rather than in an `enqueueActions` wrapper,
+ * which built its `enqueue` helpers and evaluated both guards once more for every call.
+ */
+export function synchronousPreparation(prepare: (args: SynchronousPreparationArgs) => Partial<ToolCallContext>) {
+  return assign(({ context, system }: SynchronousPreparationArgs): Partial<ToolCallContext> => (preparesSynchronously(context) ? prepare({ context, system }) : {}));
+}
+
 /** The call machine's setup: its chart and its regions are built from it. */
 export const toolCallSetup = setup({
   types: {
@@ -160,7 +188,7 @@ export const toolCallSetup = setup({
     retryBackoff: ({ context }) => (context.policy?.retry?.backoffMs ?? 0) * 2 ** ((context.attempt ?? 2) - 2),
   },
   guards: {
-    isRefused: ({ context }) => context.refusal !== undefined,
+    isRefused: ({ context }) => isRefusedCall(context),
     hasTimeout: ({ context }) => context.policy?.timeoutMs !== undefined,
     proceedsWithTimeout: ({ context }) => context.proceeds === true && context.policy?.timeoutMs !== undefined,
     /** The tool threw an error it marks retryable, and its retry policy allows another run. */
@@ -171,8 +199,7 @@ export const toolCallSetup = setup({
     proceeds: ({ context }) => context.proceeds === true,
     consultsAfterHook: ({ context }) => context.hooks?.afterToolCall === true,
     /** `beforeToolCall`, or a tool's `needsApproval` function, may be asynchronous: the prepareCall actor asks them. */
-    preparesAsynchronously: ({ context }) =>
-      context.hookScope !== undefined && (context.hooks?.beforeToolCall === true || context.hooks?.needsApproval === true),
+    preparesAsynchronously: ({ context }) => preparesAsynchronously(context),
     hasSettled: ({ context }) => context.settled !== undefined,
     /** The synchronous preparation asked for approval (the tool's `needsApproval: true`). */
     waitsForApproval: ({ context }) => context.approval === "asked",
@@ -183,9 +210,11 @@ export const toolCallSetup = setup({
      * synchronous: looks the tool up, applies `prepareArguments` and validates,
      * recording the arguments (and `approval: "asked"` when the tool's
      * `needsApproval` is `true` and it was not approved for good) or the call's
-     * error result. Stand-in: accepts the raw arguments.
+     * error result; nothing for a refused call or one the `prepareCall` actor
+     * prepares (providers build theirs with {@link synchronousPreparation}).
+     * Stand-in: accepts the raw arguments.
      */
-    prepareArguments: assign(({ context }): Partial<ToolCallContext> => ({ args: context.toolCall.arguments })),
+    prepareArguments: assign(({ context }): Partial<ToolCallContext> => (preparesSynchronously(context) ? { args: context.toolCall.arguments } : {})),
     /** Remembers the batch's go while the call waits for approval: it executes once approved. */
     proceedWhenPrepared: assign({ proceeds: true }),
     /** Records what preparation ended with: the arguments, or the result. */

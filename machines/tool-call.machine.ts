@@ -58,11 +58,13 @@ export {
   errorText,
   missingResult,
   rejectedResult,
+  synchronousPreparation,
   type CallStepError,
   type ExecuteToolInput,
   type FinalizeToolCallInput,
   type PrepareCallInput,
   type PreparedCall,
+  type SynchronousPreparationArgs,
   type ToolCallContext,
   type ToolCallEvent,
 } from "./tool-call-setup.js";
@@ -78,7 +80,8 @@ export const awaitsGo = (value: unknown): boolean => preparingStep(value) === "p
 
 export const toolCallMachine = toolCallSetup.createMachine({
   id: "toolCall",
-  context: ({ input }) => ({ ...input }),
+  // XState copies what this returns into a new context object (the initial `assign`), so the input is not shared: no copy of our own.
+  context: ({ input }) => input,
   initial: "preparing",
   on: {
     // The tool was approved for good while this call was on its way (or done: then nothing changes).

@@ -17,7 +17,7 @@ import type { AgentLoopEvent, ModelStreamEvent, RequestModelInput } from "../../
 import { errorText } from "../../machines/tool-call.machine.js";
 import type { AgentEvent, AgentLoopConfig, AssistantMessage, Context, Message, Model, SimpleStreamOptions, ThinkingLevel as AgentThinkingLevel } from "../types.js";
 import type { RunServices, ServicesSource } from "../run-environment.js";
-import type { ListenerSource } from "../heard-by.js";
+import { deliverTo, type ListenerSource } from "../heard-by.js";
 import { failedResponse } from "../messages.js";
 import { passed } from "../checked.js";
 import { transcriptMessages } from "../../machines/transcript.js";
@@ -125,17 +125,6 @@ function nextMacrotask(): Promise<typeof NO_RESULT> {
   return new Promise((resolve) => setImmediate(() => resolve(NO_RESULT)));
 }
 
-/** Hands `event` to `listener`; a throw is reported as XState reports a listener's (thrown on a later task), not taken for the stream's. */
-function hear(listener: (event: AgentEvent) => void, event: AgentEvent): void {
-  try {
-    listener(event);
-  } catch (error) {
-    setTimeout(() => {
-      throw error;
-    });
-  }
-}
-
 /**
  * Creates the `requestModel` actor logic of a run. With `listenerOf`, the stream's
  * events go straight to the run's listener (found once, as the request starts:
@@ -147,7 +136,7 @@ export function createRequestModelActor(servicesOf: ServicesSource, listenerOf?:
   return fromCallback<AgentLoopEvent, RequestModelInput, AgentEvent>(({ input, sendBack, receive, emit: emitted, system }) => {
     const services = servicesOf(system);
     const listener = listenerOf?.(system);
-    const emit = listener ? (event: AgentEvent) => hear(listener, event) : emitted;
+    const emit = listener ? (event: AgentEvent) => deliverTo(listener, event) : emitted;
     let finished = false;
     let started = false;
     // No silent stall: a stream that delivers nothing for streamIdleTimeoutMs ends the request as an error.

@@ -6,7 +6,7 @@
  * serves every run.
  * Every failure becomes an error result; none rejects for a tool's or hook's fault.
  */
-import { assign, fromPromise } from "xstate";
+import { fromPromise } from "xstate";
 import { fromControlledPromise, isRunning } from "./controlled-promise.js";
 import type { CallHookScope, SettledToolCall } from "../../machines/events.js";
 import { ABORTED_MESSAGE } from "../../machines/agent-loop.machine.js";
@@ -14,6 +14,7 @@ import {
   blockedResult,
   errorResult,
   errorText,
+  synchronousPreparation,
   type ExecuteToolInput,
   type FinalizeToolCallInput,
   type PrepareCallInput,
@@ -21,7 +22,7 @@ import {
   type ToolCallContext,
 } from "../../machines/tool-call.machine.js";
 import type { AfterToolCallResult, AgentEvent, AgentLoopConfig, AgentToolResult, ToolCall } from "../types.js";
-import { hookContext, type RunServices, type RunSystem, type ServicesSource } from "../run-environment.js";
+import { hookContext, type RunServices, type ServicesSource } from "../run-environment.js";
 import { validateToolArguments } from "../validation.js";
 import { isRetryableError } from "../errors/retryable-tool-error.js";
 import { checkAfterToolCallResult, checkBeforeToolCallResult, checkOutputSchema, normalizeToolResult } from "../tool-result.js";
@@ -115,12 +116,13 @@ export function createPrepareCallActor(servicesOf: ServicesSource) {
 /**
  * Creates the `prepareArguments` action of a run: preparation of a call when the
  * run has no `beforeToolCall` and no tool decides `needsApproval` with a function
- * (lookup, `prepareArguments`, validation), which is synchronous. Records the
+ * (lookup, `prepareArguments`, validation), which is synchronous; nothing for a
+ * refused call or one the `prepareCall` actor prepares ({@link synchronousPreparation}). Records the
  * arguments (and `approval: "asked"` for a tool whose `needsApproval` is `true`,
  * unless approved for good) or the call's error result.
  */
 export function createPrepareArgumentsAction(servicesOf: ServicesSource) {
-  return assign(({ context, system }: { context: ToolCallContext; system: RunSystem }): Partial<ToolCallContext> => {
+  return synchronousPreparation(({ context, system }): Partial<ToolCallContext> => {
     const services = servicesOf(system);
     const prepared = prepareArguments(services, context.toolCall);
     if ("settled" in prepared) return { settled: prepared.settled };

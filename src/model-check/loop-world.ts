@@ -28,7 +28,7 @@ import {
   type ProtocolMonitor,
   type StepViolation,
 } from "./protocol-monitor.js";
-import { emittedEvent, sentEvent, spawnedChild, stoppedChild, type RecordedAction, type RecordedStep } from "./record-step.js";
+import { childrenSpawnedBy, emittedEvent, sentEvent, spawnedChild, stoppedChild, type RecordedAction, type RecordedStep } from "./record-step.js";
 import { REQUEST_ABORTED_MESSAGE } from "../providers/assistant-stream.js";
 import { failedResponse } from "../messages.js";
 import { ABORTED_MESSAGE, toolCallsOf, type AgentLoopContext } from "../../machines/loop-context.js";
@@ -160,11 +160,23 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
         queue.push({ to: { call: id }, event: { type: `xstate.done.actor.${pending.id}`, output: { settled: { result: result(ABORTED_MESSAGE, false), isError: true } } } });
       }
     };
-    /** What a batch's step did beyond its own state; a batch that finished reports done to its parent. */
-    const fromBatch = (key: string, step: RecordedStep) => {
+    /**
+     * What a batch's step did beyond its own state; a batch that finished reports done to its parent.
+     * `spawnedFrom`: the children before the step, when they are not the batch's recorded snapshot's.
+     */
+    const fromBatch = (key: string, step: RecordedStep, spawnedFrom?: Record<string, unknown>) => {
       onTransitions(step.transitions, "batch");
       threw("a tool batch", step);
+      const before: Record<string, unknown> = spawnedFrom ?? batches.find((batch) => batch.key === key)?.snapshot.children ?? {};
       batches = batches.map((batch) => (batch.key === key ? { ...batch, snapshot: step.snapshot } : batch));
+      // Members spawned by an `assign` (the batch's `spawnAll`): new children of the step, in the order they were
+      // spawned, but not those a `spawnChild` action of the step spawned (they are started with it, below).
+      const byAction = new Set(step.actions.map((action) => spawnedChild(action)?.id).filter((id) => id !== undefined));
+      for (const spawned of childrenSpawnedBy(before, step.snapshot.children)) {
+        if (byAction.has(spawned.id)) continue;
+        if (spawned.src === "toolBatch") startBatch(`${key}/${spawned.id}`, spawned.id, key, spawned.input);
+        else startCall(key, spawned.id, spawned.input as CallInput);
+      }
       for (const action of step.actions) {
         const emitted = emittedEvent(action);
         if (emitted) {
@@ -204,7 +216,8 @@ export function createLoopWorld(machines: LoopWorldMachines, input: Record<strin
       const withFanOut = options.batchFanOut !== undefined ? { ...(batchInput as object), fanOut: options.batchFanOut } : batchInput;
       const started = recorders.call.initial(machines.batch, withFanOut);
       batches.push({ key, id, parent, snapshot: started.snapshot });
-      fromBatch(key, started);
+      // Every child of a starting batch is new.
+      fromBatch(key, started, {});
     };
     const fromLoop = (step: RecordedStep) => {
       onTransitions(step.transitions, "loop");

@@ -132,6 +132,21 @@ export function spawnedChild(action: RecordedAction): { id: string; src: string;
   return { id: params.id, src: typeof params.src === "string" ? params.src : "", input: params.input };
 }
 
+/**
+ * Id, source name and input of each child in `after` that is not in `before`, in
+ * the order they were added: the children a step spawned from an `assign` (its
+ * `spawn`), which records no `xstate.spawnChild` action.
+ */
+export function childrenSpawnedBy(before: Record<string, unknown>, after: Record<string, unknown>): { id: string; src: string; input: unknown }[] {
+  const spawned: { id: string; src: string; input: unknown }[] = [];
+  for (const [id, child] of Object.entries(after)) {
+    if (Object.hasOwn(before, id)) continue;
+    const ref = child as { src?: unknown; options?: { input?: unknown } };
+    spawned.push({ id, src: typeof ref.src === "string" ? ref.src : "", input: ref.options?.input });
+  }
+  return spawned;
+}
+
 /** Id of the child an `xstate.stopChild` action stops, if it is one. */
 export function stoppedChild(action: RecordedAction): string | undefined {
   if ((action.type as string) !== "xstate.stopChild") return undefined;

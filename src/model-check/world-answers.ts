@@ -3,8 +3,7 @@
  * responses, the sample outcomes of tools, a call's hooks and the loop's hooks,
  * and the world's synchronous argument preparation. See `loop-world.ts`.
  */
-import { assign } from "xstate";
-import { awaitsApproval, type ToolCallContext } from "../../machines/tool-call.machine.js";
+import { awaitsApproval, synchronousPreparation, type ToolCallContext } from "../../machines/tool-call.machine.js";
 import type { AgentMessage, AssistantMessage, Model, StopReason, ToolCall } from "../types.js";
 import { finalResponse } from "../providers/check-stream-event.js";
 import { compactWithSummary } from "../compaction/compact-transcript.js";
@@ -74,7 +73,7 @@ export const marksInvalid = (context: ToolCallContext): boolean => context.toolC
  * `beforeToolCall`): arguments the world marked invalid settle at once with the
  * invalid-arguments result; the others are accepted as they are.
  */
-export const worldPrepareArguments = assign(({ context }: { context: ToolCallContext }): Partial<ToolCallContext> => {
+export const worldPrepareArguments = synchronousPreparation(({ context }): Partial<ToolCallContext> => {
   if (marksInvalid(context)) return { settled: { result: { content: [{ type: "text", text: SETTLE_TEXT.invalid }], details: {} }, isError: true, rejected: "invalidArguments" } };
   // A call to a tool whose needsApproval is `true` asks (unless its tool was approved for good).
   const asks = context.toolCall.arguments[ASKS_FLAG] === true && context.preapproved !== true;
