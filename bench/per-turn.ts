@@ -2,7 +2,7 @@
  * Per-turn and per-call cost beyond pi, apart. The whole-run benchmark
  * (`run.ts`) mixes them: chatty is mostly turns, wide and huge batch mostly
  * calls. Here every shape has the same number of turns and 4 text deltas per
- * response, and only the calls per turn change (1, 2, 4): a line through each
+ * response, and only the calls per turn change (1, 2, 4, 8): a line through each
  * engine's cost per turn (`turn-cost.ts`) gives what a turn costs apart from
  * its calls (the loop's own work: the request, the response, the backfill, the
  * next turn) and what each call adds. Same rounds, alternation and clocks as
@@ -27,9 +27,9 @@ import { beyond, fitTurnCost, type TurnCostFit } from "./turn-cost.js";
 import { scaleWorkload, type Workload } from "./workloads.js";
 
 /** Turns of every shape at scale 1. */
-const TURNS = 2_000;
+const TURNS = 1_000;
 /** Calls per turn of the shapes; at most the direct path's 32, so no shape is sliced. */
-const CALLS_PER_TURN = [1, 2, 4] as const;
+const CALLS_PER_TURN = [1, 2, 4, 8] as const;
 const DELTAS = 4;
 const US_PER_MS = 1_000;
 
