@@ -12,10 +12,9 @@
  * BENCH_SCALE, BENCH_ONLY and BENCH_LOOPCHART like `profile.ts`.
  */
 import { Session } from "node:inspector/promises";
-import { loadLoopchartEngine, piEngine } from "./engines.js";
+import { profiledEngine } from "./profiled-engine.js";
 import { collectGarbage, measureRun } from "./measure.js";
 import { readBenchOptions, WARMUP_FRACTION } from "./options.js";
-import { streamingFloorEngine } from "./streaming-floor.js";
 import { scaleWorkload, WORKLOADS } from "./workloads.js";
 
 /** Mean bytes between samples: small enough for a per-turn figure of a few kB. */
@@ -46,10 +45,7 @@ function bySelf(node: SamplingNode, totals: Map<string, number>, caller: string)
 
 async function main(): Promise<void> {
   const options = readBenchOptions();
-  const which = process.env.BENCH_PROFILE_ENGINE ?? "loopchart";
-  if (which !== "pi" && which !== "loopchart" && which !== "floor") throw new Error(`BENCH_PROFILE_ENGINE must be "pi", "loopchart" or "floor", got "${which}"`);
-  const engine = which === "pi" ? piEngine : which === "floor" ? streamingFloorEngine : await loadLoopchartEngine(options.loopchartSource);
-  if (typeof engine === "string") throw new Error(engine);
+  const engine = await profiledEngine(process.env, options.loopchartSource);
 
   const session = new Session();
   session.connect();

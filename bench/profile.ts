@@ -13,9 +13,8 @@
  */
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
-import { loadLoopchartEngine, piEngine } from "./engines.js";
+import { profiledEngine } from "./profiled-engine.js";
 import { collectGarbage, measureRun } from "./measure.js";
-import { streamingFloorEngine } from "./streaming-floor.js";
 import { readBenchOptions, WARMUP_FRACTION } from "./options.js";
 import { mergeProfiles, summariseProfile, type CpuProfile } from "./summarise-profile.js";
 import { PEER_WORKLOADS, scaleWorkload, WORKLOADS } from "./workloads.js";
@@ -25,10 +24,7 @@ const SAMPLING_INTERVAL_US = 100;
 
 async function main(): Promise<void> {
   const options = readBenchOptions();
-  const which = process.env.BENCH_PROFILE_ENGINE ?? "loopchart";
-  if (which !== "pi" && which !== "loopchart" && which !== "floor") throw new Error(`BENCH_PROFILE_ENGINE must be "pi", "loopchart" or "floor", got "${which}"`);
-  const engine = which === "pi" ? piEngine : which === "floor" ? streamingFloorEngine : await loadLoopchartEngine(options.loopchartSource);
-  if (typeof engine === "string") throw new Error(engine);
+  const engine = await profiledEngine(process.env, options.loopchartSource);
 
   const peers = process.env.BENCH_SHAPES === "peers";
   if (process.env.BENCH_SHAPES !== undefined && !peers) throw new Error(`BENCH_SHAPES must be "peers" or unset, got "${process.env.BENCH_SHAPES}"`);
