@@ -98,8 +98,7 @@ function provideActorsFrom(machine: typeof agentLoopMachine, servicesOf: Service
   const toolBatch = linkSlices(batch.provide({ actors: { toolCall } }), heard);
   return machine.provide({
     actors: {
-      // The model request hands its stream's events to the listener itself (one per token: no emit and hand-over each).
-      requestModel: listenerOf ? createRequestModelActor(servicesOf, listenerOf) : createRequestModelActor(servicesOf),
+      requestModel: heard(createRequestModelActor(servicesOf)),
       ...createTurnHookActors(servicesOf),
       invalidCallHint: createInvalidCallHintActor(servicesOf),
       compactContext: createCompactContextActor(servicesOf),

@@ -13,7 +13,7 @@ export type ListenerSource = (system: RunSystem) => ((event: AgentEvent) => void
  * `actor.on` handler (thrown on a later task): the actor goes on, and the throw is
  * never taken for the actor's own failure.
  */
-export function deliverTo(listener: (event: AgentEvent) => void, event: AgentEvent): void {
+function deliverTo(listener: (event: AgentEvent) => void, event: AgentEvent): void {
   try {
     listener(event);
   } catch (error) {
@@ -26,12 +26,12 @@ export function deliverTo(listener: (event: AgentEvent) => void, event: AgentEve
 /**
  * `logic` whose every actor, as it is created or restored, hands the events it
  * emits to its run's listener. This is how a run's events from every actor (the
- * loop, each batch and slice, each call, each tool; the model request hands its
- * per-token events to the listener itself, `src/actors/request-model.ts`) reach
+ * loop, each batch and slice, each call, the model request, each tool) reach
  * `onEvent` without an XState inspector, which would build and deliver an
  * inspection event for every action, microstep and snapshot of the run. The
- * listener is looked up when an event is emitted, so an actor made while the
- * loop actor is still being constructed (the first request) is heard too.
+ * listener is looked up when an event is emitted (and kept once found), so an
+ * actor made while the loop actor is still being constructed (the first request)
+ * is heard too.
  *
  * The actor's scope `emit` (what XState's `emit` action and an actor's logic call)
  * is wrapped: it delivers to the actor's own `actor.on` handlers first, as before,
@@ -42,9 +42,11 @@ export function deliverTo(listener: (event: AgentEvent) => void, event: AgentEve
 export function heardBy<T extends AnyActorLogic>(logic: T, listenerOf: ListenerSource): T {
   const listen = (scope: AnyActorScope) => {
     const { emit, system } = scope;
+    // Kept once found: a run's listener is bound for the run's whole life (and the model request emits per token).
+    let listener: ((event: AgentEvent) => void) | undefined;
     scope.emit = (event) => {
       emit(event);
-      const listener = listenerOf(system);
+      listener ??= listenerOf(system);
       if (listener) deliverTo(listener, event as AgentEvent);
     };
   };

@@ -17,7 +17,6 @@ import type { AgentLoopEvent, ModelStreamEvent, RequestModelInput } from "../../
 import { errorText } from "../../machines/tool-call.machine.js";
 import type { AgentEvent, AgentLoopConfig, AssistantMessage, Context, Message, Model, SimpleStreamOptions, ThinkingLevel as AgentThinkingLevel } from "../types.js";
 import type { RunServices, ServicesSource } from "../run-environment.js";
-import { deliverTo, type ListenerSource } from "../heard-by.js";
 import { failedResponse } from "../messages.js";
 import { passed } from "../checked.js";
 import { transcriptMessages } from "../../machines/transcript.js";
@@ -125,18 +124,10 @@ function nextMacrotask(): Promise<typeof NO_RESULT> {
   return new Promise((resolve) => setImmediate(() => resolve(NO_RESULT)));
 }
 
-/**
- * Creates the `requestModel` actor logic of a run. With `listenerOf`, the stream's
- * events go straight to the run's listener (found once, as the request starts:
- * the run is bound by then), instead of through XState's `emit` and a
- * hand-over per token (`heardBy`, heard-by.ts); the order is the same, since both deliver
- * at once. Without it (or when the run has no listener) they are emitted.
- */
-export function createRequestModelActor(servicesOf: ServicesSource, listenerOf?: ListenerSource) {
-  return fromCallback<AgentLoopEvent, RequestModelInput, AgentEvent>(({ input, sendBack, receive, emit: emitted, system }) => {
+/** Creates the `requestModel` actor logic of a run. */
+export function createRequestModelActor(servicesOf: ServicesSource) {
+  return fromCallback<AgentLoopEvent, RequestModelInput, AgentEvent>(({ input, sendBack, receive, emit, system }) => {
     const services = servicesOf(system);
-    const listener = listenerOf?.(system);
-    const emit = listener ? (event: AgentEvent) => deliverTo(listener, event) : emitted;
     let finished = false;
     let started = false;
     // No silent stall: a stream that delivers nothing for streamIdleTimeoutMs ends the request as an error.
