@@ -76,9 +76,10 @@ describe.skipIf(!hasPostgres())("DBOS workers surviving a SIGKILL (skipped when 
         const started = lines(join(dir, "slow_write.count"));
         return mine.some((run) => started.includes(`${run.workflowID}-a`));
       }, "worker-a to be running a slow tool");
-      const orphaned = (await client.listWorkflows({ status: "PENDING", executorId: "worker-a" })).map((r) => r.workflowID);
       victim.kill("SIGKILL");
       await new Promise((resolve) => victim.once("close", resolve));
+      // Read worker-a's runs only once it is dead: until then it may still dequeue another one.
+      const orphaned = (await client.listWorkflows({ status: "PENDING", executorId: "worker-a" })).map((r) => r.workflowID);
 
       if (mode === "recover") {
         const recovered = await runCli(["recover", "--database-url", url, "--executor", "worker-a"]);
