@@ -40,3 +40,14 @@ export async function survivors(pids: number[], patienceMs = 5000): Promise<numb
   }
   return alive;
 }
+
+/** Sends `signal` to each of `pids`, skipping those already gone. */
+export function killAll(pids: number[], signal: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+    }
+  }
+}
