@@ -51,3 +51,12 @@ export function killAll(pids: number[], signal: NodeJS.Signals): void {
     }
   }
 }
+
+/** The command line of `pid` as `ps` shows it ("" when it is gone). */
+export function commandOf(pid: number): string {
+  try {
+    return execFileSync("ps", ["-o", "args=", "-p", String(pid)], { encoding: "utf8" }).trim();
+  } catch {
+    return "";
+  }
+}
