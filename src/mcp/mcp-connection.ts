@@ -9,6 +9,7 @@ import type { McpToolAnnotations } from "./mcp-policies.js";
 import { isStdioConfig, type McpServerConfig } from "./mcp-server-config.js";
 import { loadMcpSdk, type McpSdk } from "./load-mcp-sdk.js";
 import type { McpCallResult } from "./mcp-result.js";
+import { deliverProgressBeforeResults } from "./progress-before-results.js";
 
 /** How much of a stdio server's stderr is kept to explain its failures. */
 export const STDERR_TAIL_CHARS = 2000;
@@ -161,8 +162,12 @@ export class McpConnection {
     }
   }
 
-  /** Marks the server gone when its connection closes (a stdio server exited, an HTTP stream ended). */
+  /**
+   * Marks the server gone when its connection closes (a stdio server exited, an HTTP stream
+   * ended), and keeps each call's progress ahead of its result (see progress-before-results.ts).
+   */
   private watch(client: Client, transport: Transport): void {
+    deliverProgressBeforeResults(transport);
     client.onclose = () => {
       if (this.client !== client) return;
       this.client = undefined;

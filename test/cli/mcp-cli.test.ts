@@ -12,10 +12,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openSessionStore } from "../../src/sessions/open-session-store.js";
 import { INTERRUPTED_BY_RESTART_MESSAGE } from "../../src/dbos/replay-policy.js";
 import type { AgentMessage } from "../../src/types.js";
+import { descendantsOf, survivors } from "./process-tree.js";
 import { runCli, spawnCli } from "./spawn-cli.js";
 import { tempDirSync } from "../support/temp-dir.js";
 
 const STDIO_SERVER = fileURLToPath(new URL("../mcp/fixtures/stdio-server.mjs", import.meta.url));
+/** How long a killed client's stdio server may take to notice its stdin closed and exit (generous: the machine may be loaded). */
+const ORPHAN_PATIENCE_MS = 20_000;
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -95,8 +98,13 @@ describe("MCP servers through the CLI", () => {
         if (started) break;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
+      // The server outlives its killed client until it reads the end of its stdin; while it still
+      // runs, lifting the hold could let the orphan finish the call (a destructive write after the crash).
+      const family = descendantsOf(child.pid as number);
+      expect(family.length).toBeGreaterThan(0);
       child.kill("SIGKILL");
       expect((await done).signal).toBe("SIGKILL");
+      expect(await survivors(family, ORPHAN_PATIENCE_MS)).toEqual([]);
       rmSync(join(dir, "hold"));
       const resumed = await runCli(["resume", "crash", "--store", store], { cwd: dir });
       // The dead holder's lease is taken over, saying so; nothing else goes wrong.

@@ -40,3 +40,23 @@ export async function survivors(pids: number[], patienceMs = 5000): Promise<numb
   }
   return alive;
 }
+
+/** Sends `signal` to each of `pids`, skipping those already gone. */
+export function killAll(pids: number[], signal: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+    }
+  }
+}
+
+/** The command line of `pid` as `ps` shows it ("" when it is gone). */
+export function commandOf(pid: number): string {
+  try {
+    return execFileSync("ps", ["-o", "args=", "-p", String(pid)], { encoding: "utf8" }).trim();
+  } catch {
+    return "";
+  }
+}

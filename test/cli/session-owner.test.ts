@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXIT_CODES } from "../../src/cli/exit-codes.js";
 import { STORE_KINDS } from "../sessions/store-fixtures.js";
+import { descendantsOf, killAll, survivors } from "./process-tree.js";
 import { runCli, spawnCli, type CliResult } from "./spawn-cli.js";
 import { bashCall, gatedCommand, loadStored, scriptModel, sideEffects, sleepingCommand, text, waitForSideEffect } from "./session-owner-fixture.js";
 import { tempDirSync } from "../support/temp-dir.js";
@@ -35,8 +36,13 @@ for (const kind of STORE_KINDS) {
       const model = scriptModel(dir, [bashCall("b1", sleepingCommand("b1")), bashCall("b2", gatedCommand("b2")), text("Finished.")]);
       const first = spawnCli(["run", "--model", model, "--cwd", dir, "--tools", "bash", "--session", "s", ...store, "Go"], { cwd: dir });
       await waitForSideEffect(dir, "START-b1");
+      // A crash takes the tool's processes with it: an orphaned b1 would log END-b1 once its sleep ends,
+      // in the middle of the assertions below on a slow machine.
+      const tools = descendantsOf(first.child.pid as number);
       first.child.kill("SIGKILL");
+      killAll(tools, "SIGKILL");
       expect((await first.done).signal).toBe("SIGKILL");
+      expect(await survivors(tools)).toEqual([]);
 
       const a = spawnCli(["resume", "s", ...store], { cwd: dir }).done;
       const b = spawnCli(["resume", "s", ...store], { cwd: dir }).done;

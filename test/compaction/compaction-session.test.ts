@@ -48,7 +48,8 @@ function runChild(options: CompactionChildOptions, killWhen?: () => Promise<bool
     });
     child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
     child.on("error", reject);
-    child.on("exit", (code, signal) => {
+    // "close", not "exit": the RESULT line may still be unread in the pipe when the process has exited.
+    child.on("close", (code, signal) => {
       if (signal === "SIGKILL" && killing) return resolve({ lines: out.split("\n"), killed: true });
       if (code !== 0) return reject(new Error(`child exited ${code ?? signal}: ${err}`));
       resolve({ lines: out.split("\n"), killed: false });

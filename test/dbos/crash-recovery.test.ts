@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -61,11 +61,14 @@ describe.skipIf(!hasPostgres())("DBOS workers surviving a SIGKILL (skipped when 
     const client = await DBOSClient.create({ systemDatabaseUrl: url, applicationName: "loopchart" });
     try {
       const ids: string[] = [];
-      const first = await runCli(["enqueue", "--database-url", url, "--id", "run-0", "--meta", `counterDir=${dir}`, "--meta", `slowMs=${SLOW_MS}`, "run-0"]);
+      // slow_write waits for this file after its sleep: no run gets past it until worker-a is dead, so the
+      // kill lands inside a slow call however long the machine takes between the check below and the kill.
+      const gateFile = join(dir, "open");
+      const first = await runCli(["enqueue", "--database-url", url, "--id", "run-0", "--meta", `counterDir=${dir}`, "--meta", `slowMs=${SLOW_MS}`, "--meta", `gateFile=${gateFile}`, "run-0"]);
       expect(first.stdout.trim()).toBe("run-0");
       ids.push("run-0");
       for (let i = 1; i < runs; i += 1) {
-        const input: DbosRunInput = { prompt: [{ role: "user", content: `run-${i}`, timestamp: 1 }], meta: { counterDir: dir, slowMs: String(SLOW_MS) } };
+        const input: DbosRunInput = { prompt: [{ role: "user", content: `run-${i}`, timestamp: 1 }], meta: { counterDir: dir, slowMs: String(SLOW_MS), gateFile } };
         await client.enqueue({ queueName: "loopchart", workflowName: DEFAULT_LOOP_WORKFLOW_NAME, workflowID: `run-${i}` }, input);
         ids.push(`run-${i}`);
       }
@@ -80,6 +83,7 @@ describe.skipIf(!hasPostgres())("DBOS workers surviving a SIGKILL (skipped when 
       await new Promise((resolve) => victim.once("close", resolve));
       // Read worker-a's runs only once it is dead: until then it may still dequeue another one.
       const orphaned = (await client.listWorkflows({ status: "PENDING", executorId: "worker-a" })).map((r) => r.workflowID);
+      writeFileSync(gateFile, "");
 
       if (mode === "recover") {
         const recovered = await runCli(["recover", "--database-url", url, "--executor", "worker-a"]);

@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +10,16 @@ import { hasPostgres, startPostgres, type TestPostgres } from "../support/postgr
 import { tempDirSync } from "../support/temp-dir.js";
 
 const SETUP = join(REPO_ROOT, "test/support/dbos-fixture.ts");
+
+const lines = (path: string): string[] => (existsSync(path) ? readFileSync(path, "utf8").trim().split("\n").filter(Boolean) : []);
+
+async function until(check: () => boolean, what: string, attempts = 300): Promise<void> {
+  for (let i = 0; i < attempts; i += 1) {
+    if (check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
 
 describe.skipIf(!hasPostgres())("loopchart run --remote against a real worker process (skipped when Debian's postgresql is not installed)", () => {
   let pg: TestPostgres;
@@ -36,7 +46,9 @@ describe.skipIf(!hasPostgres())("loopchart run --remote against a real worker pr
     const { child, done } = spawnCli(["run", "--remote", "--database-url", pg.url, "--id", "r1", "--meta", `counterDir=${dir}`, "--meta", "slowMs=1", "--meta", `gateFile=${gateFile}`, "r1"]);
     // slow_write is blocked until the gate opens: its start line can only come from the live stream.
     await waitForOutput(child, (out) => out.includes('→ slow_write label="r1/a"'));
-    expect(readFileSync(join(dir, "slow_write.count"), "utf8")).toContain("r1-a");
+    // The worker writes the start event before it calls the tool, which then counts itself: wait for
+    // the count rather than read it at once (the gate is still closed, so the call is still running).
+    await until(() => lines(join(dir, "slow_write.count")).includes("r1-a"), "slow_write r1-a to start on the worker");
     writeFileSync(gateFile, "");
     const result = await done;
     expect(result.code).toBe(0);

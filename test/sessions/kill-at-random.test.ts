@@ -52,7 +52,8 @@ function runChild(options: ChildOptions, killAfterMs?: number): Promise<{ killed
     });
     child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
     child.on("error", reject);
-    child.on("exit", (code, signal) => {
+    // "close", not "exit": so the error below carries all the stderr the child wrote.
+    child.on("close", (code, signal) => {
       if (timer) clearTimeout(timer);
       if (signal === "SIGKILL") return resolve({ killed: true });
       if (code !== 0) return reject(new Error(`child exited ${code ?? signal}: ${err}`));

@@ -5,7 +5,7 @@
  * owns the temp dir.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -67,6 +67,33 @@ function run(command: string, args: string[]): string {
   return execFileSync(file!, rest, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], cwd: "/" });
 }
 
+/** Tries to start the server this many times, each on a newly picked port, when its port was taken. */
+const START_ATTEMPTS = 5;
+/** What the server logs when another socket took its port between the pick and its bind. */
+const PORT_TAKEN = /could not bind|Address already in use/i;
+
+/**
+ * Starts the server in `data` on a free loopback port; returns the port. The port is free when
+ * picked, but the server binds it only seconds later, and meanwhile any socket of the (busy) machine
+ * can take it: then it tries again on another port. Throws pg_ctl's error on any other failure.
+ */
+async function startOnFreePort(pgCtl: string, data: string, dir: string): Promise<number> {
+  const log = join(dir, "log");
+  for (let attempt = 1; ; attempt += 1) {
+    const port = await freePort();
+    const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c max_connections=200`;
+    try {
+      run(pgCtl, ["-D", data, "-l", log, "-o", options, "-w", "-t", "60", "start"]);
+      return port;
+    } catch (error) {
+      const logged = existsSync(log) ? readFileSync(log, "utf8") : "";
+      if (attempt >= START_ATTEMPTS || !PORT_TAKEN.test(logged)) throw error;
+      // Start the next attempt's log afresh, so only its own failure is read.
+      rmSync(log, { force: true });
+    }
+  }
+}
+
 /** Starts a fresh server and creates `database` on it. */
 export async function startPostgres(database = "loopchart_test"): Promise<TestPostgres> {
   const initdb = postgresBinary("initdb");
@@ -80,10 +107,8 @@ export async function startPostgres(database = "loopchart_test"): Promise<TestPo
     chownSync(dir, uid, gid);
   }
   chmodSync(dir, 0o700);
-  const port = await freePort();
   run(initdb, ["-D", data, "-U", USER, "--auth=trust", "-E", "UTF8", "--no-sync", "--locale=C"]);
-  const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c max_connections=200`;
-  run(pgCtl, ["-D", data, "-l", join(dir, "log"), "-o", options, "-w", "-t", "60", "start"]);
+  const port = await startOnFreePort(pgCtl, data, dir);
   let stopped = false;
   const stop = (): void => {
     if (stopped) return;

@@ -70,7 +70,8 @@ async function startSwapping(): Promise<{ stop: () => Promise<number> }> {
     stop: () =>
       new Promise((resolve) => {
         child.removeAllListeners("exit");
-        child.on("exit", () => resolve(Number(out.replace("ready\n", ""))));
+        // "close", not "exit": the count may still be unread in the pipe when the swapper has exited.
+        child.on("close", () => resolve(Number(out.replace("ready\n", ""))));
         child.kill("SIGTERM");
       }),
   };

@@ -29,7 +29,8 @@ function startAppender(file: string, stop: string): { appended: Promise<number> 
   child.stdout.on("data", (chunk: string) => {
     out += chunk;
   });
-  return { appended: new Promise((resolve) => child.on("exit", () => resolve(Number(out.trim())))) };
+  // "close", not "exit": the count may still be unread in the pipe when bash has exited.
+  return { appended: new Promise((resolve) => child.on("close", () => resolve(Number(out.trim())))) };
 }
 
 describe("edit while another process appends", () => {
