@@ -3,16 +3,7 @@ import { describe, expect, it } from "vitest";
 import { agentLoopMachine } from "../../machines/agent-loop.machine.js";
 import { runScripted } from "./run-scripted.js";
 import type { RunScript } from "./run-scripted.js";
-import { propertyRuns, runScript } from "./scripts.js";
-
-/**
- * The test's own bound, from the number of runs: a run sleeps on real 1 ms timers and takes
- * ~10 ms on a loaded 2-core machine (1,000 runs took 10 s there, half vitest's default 20 s),
- * and `LOOPCHART_PROPERTY_RUNS` asks for more. A stuck run is caught by `RUN_DEADLINE_MS`.
- */
-const PER_RUN_BUDGET_MS = 60;
-const MIN_PROPERTY_TIMEOUT_MS = 120_000;
-const propertyTimeoutMs = (): number => Math.max(MIN_PROPERTY_TIMEOUT_MS, propertyRuns() * PER_RUN_BUDGET_MS);
+import { propertyRuns, runScript, timeoutForRuns } from "./scripts.js";
 
 /**
  * Runs fast-check found once, checked on every run: three identical unknown-tool calls
@@ -35,7 +26,7 @@ const KNOWN_CASES: RunScript[] = [
 ];
 
 describe("the real engine under random scripts", () => {
-  it("keeps I1-I6 on every sampled run (tools, delays, aborts and hook outcomes at random)", { timeout: propertyTimeoutMs() }, async () => {
+  it("keeps I1-I6 on every sampled run (tools, delays, aborts and hook outcomes at random)", { timeout: timeoutForRuns(propertyRuns()) }, async () => {
     const started = performance.now();
     await fc.assert(
       fc.asyncProperty(runScript, async (script) => {
