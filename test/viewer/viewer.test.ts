@@ -131,7 +131,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the run viewer in a browser", () => {
     let produced = 0;
     const inspect = (event: { type: string }) => {
       if (SENT_INSPECTIONS.has(event.type)) produced += 1;
-      inspector.inspect.next(event as never);
+      inspector.inspect.next?.(event as never);
     };
     const file = join(await tempDir("loopchart-live-"), "run.jsonl");
     const run = recordSampleRun(file, { delayMs: 5, inspect: inspect as never });
