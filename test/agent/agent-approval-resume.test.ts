@@ -70,6 +70,17 @@ async function waitingSession(store: JsonlSessionStore, sessionId: string) {
   return { agent, runs };
 }
 
+/**
+ * Ends the first agent's run (still waiting for approval) and closes the store once that
+ * run has finished saving: closed earlier, its last write would land after the test's
+ * temp dir was removed and make it again.
+ */
+async function stopFirst(agent: Agent, store: JsonlSessionStore): Promise<void> {
+  agent.abort();
+  await agent.waitForIdle();
+  await store.close();
+}
+
 describe("approval across a resume", () => {
   for (const decision of ["approve", "reject"] as const) {
     it(`a resumed agent finds the call still waiting and takes ${decision}()`, async () => {
@@ -100,8 +111,7 @@ describe("approval across a resume", () => {
         ["d1", decision === "reject"],
       ]);
       expect((await store.load("s1"))?.record.state).toBe("done");
-      first.agent.abort();
-      await store.close();
+      await stopFirst(first.agent, store);
     });
   }
 
@@ -121,7 +131,6 @@ describe("approval across a resume", () => {
     });
     await again.prompt("once more");
     expect(runs).toEqual(["d1", "d2"]);
-    first.agent.abort();
-    await store.close();
+    await stopFirst(first.agent, store);
   });
 });
