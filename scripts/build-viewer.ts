@@ -4,7 +4,8 @@
  * bundled ELK, as `npm run diagrams` does, so a compound state can be opened and closed). Run by
  * `npm run build`.
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { describeMachine } from "../src/inspection/describe-machine.js";
@@ -30,6 +31,16 @@ const html = (await readFile(new URL("index.html", viewer), "utf8"))
   .replace("/*SCRIPT*/", () => script.replace(/<\/script/g, "<\\/script"));
 const out = new URL("dist/viewer/", root);
 await mkdir(out, { recursive: true });
-await writeFile(new URL("index.html", out), html);
+// Written beside the page, then renamed over it: whoever reads the page meanwhile (a viewer server
+// starting while another process builds, as test files do in parallel) gets the old page or the
+// new one whole. Written in place, a reader could get it cut short (0, 512 KiB or 1 MiB of 1.5 MiB).
+const partial = new URL(`index.html.${process.pid}.${randomUUID()}.partial`, out);
+try {
+  await writeFile(partial, html);
+  await rename(partial, new URL("index.html", out));
+} catch (error) {
+  await rm(partial, { force: true });
+  throw error;
+}
 // Quiet under `npm run build --silent` (npm's --silent reaches scripts as npm_config_loglevel).
 if (process.env.npm_config_loglevel !== "silent") console.log(`wrote ${fileURLToPath(new URL("index.html", out))}`);

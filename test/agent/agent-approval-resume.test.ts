@@ -32,6 +32,11 @@ function tools(runs: string[]): AgentTool[] {
 const results = (messages: AgentMessage[]) =>
   messages.filter((message): message is ToolResultMessage => message.role === "toolResult").map((message) => [message.toolCallId, message.isError]);
 
+/** What the wait below reads of a stored loop snapshot: its batch child's result slots. */
+interface StoredLoop {
+  children?: { toolBatch?: { snapshot?: { context?: { slots?: unknown[] } } } };
+}
+
 /** Starts a session whose first batch has a call awaiting approval; resolves once the store says so. */
 async function waitingSession(store: JsonlSessionStore, sessionId: string) {
   const runs: string[] = [];
@@ -52,15 +57,16 @@ async function waitingSession(store: JsonlSessionStore, sessionId: string) {
   });
   void agent.prompt("ship it");
   await asked;
-  // The run goes on saving; wait until the stored snapshot has the free call's result in the batch.
+  // The run goes on saving; wait until the stored snapshot has the free call's result in the batch
+  // (the batch is the loop's child actor: its results are in its own context's slots, by member).
   const settledInStore = async () => {
     const stored = await store.load(sessionId);
-    const batch = (stored?.record.snapshot as { context?: { batch?: { results?: unknown[] } } } | undefined)?.context?.batch;
-    return stored?.record.state === "awaiting approval" && batch?.results?.[0] !== null && batch?.results?.[0] !== undefined;
+    const snapshot = stored?.record.snapshot as StoredLoop | undefined;
+    const slots = snapshot?.children?.toolBatch?.snapshot?.context?.slots;
+    return stored?.record.state === "awaiting approval" && Array.isArray(slots?.[0]);
   };
-  for (let attempt = 0; attempt < 500 && !(await settledInStore()); attempt += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  // Polled until it holds (the test's timeout bounds it), not for a count of polls after which the test went on unsettled.
+  while (!(await settledInStore())) await new Promise((resolve) => setTimeout(resolve, 10));
   return { agent, runs };
 }
 

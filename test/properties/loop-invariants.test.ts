@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { agentLoopMachine } from "../../machines/agent-loop.machine.js";
 import { runScripted } from "./run-scripted.js";
 import type { RunScript } from "./run-scripted.js";
-import { propertyRuns, runScript } from "./scripts.js";
+import { propertyRuns, runScript, timeoutForRuns } from "./scripts.js";
 
 /**
  * Runs fast-check found once, checked on every run: three identical unknown-tool calls
@@ -26,7 +26,7 @@ const KNOWN_CASES: RunScript[] = [
 ];
 
 describe("the real engine under random scripts", () => {
-  it("keeps I1-I6 on every sampled run (tools, delays, aborts and hook outcomes at random)", async () => {
+  it("keeps I1-I6 on every sampled run (tools, delays, aborts and hook outcomes at random)", { timeout: timeoutForRuns(propertyRuns()) }, async () => {
     const started = performance.now();
     await fc.assert(
       fc.asyncProperty(runScript, async (script) => {

@@ -27,3 +27,16 @@ export const propertyRuns = (): number => {
   const raw = Number(process.env.LOOPCHART_PROPERTY_RUNS);
   return Number.isInteger(raw) && raw > 0 ? raw : 1_000;
 };
+
+/** What a scripted run may take, on average, within a property test's timeout (runs take 10–15 ms). */
+const PER_RUN_BUDGET_MS = 60;
+/** The least timeout of a property test. */
+const MIN_PROPERTY_TIMEOUT_MS = 120_000;
+
+/**
+ * A property test's own timeout for `runs` scripted runs: each sleeps on real 1 ms timers and
+ * takes 10–15 ms on a loaded 2-core machine, so 1,000 runs (10 s) or a seeded fault's search
+ * (1,122 runs and its shrinking, 18 s) come near vitest's default 20 s. A stuck run is caught
+ * by `RUN_DEADLINE_MS`, not by this.
+ */
+export const timeoutForRuns = (runs: number): number => Math.max(MIN_PROPERTY_TIMEOUT_MS, runs * PER_RUN_BUDGET_MS);

@@ -4,7 +4,10 @@ import type { AnyStateMachine } from "xstate";
 import type { InvariantId } from "../../src/model-check/index.js";
 import { appendsInCompletionOrder, dropsBlockedResult, executesLengthTruncatedCalls, ignoresAbortWhileExecuting } from "../model-check/seeded-faults.js";
 import { runScripted } from "./run-scripted.js";
-import { runScript } from "./scripts.js";
+import { runScript, timeoutForRuns } from "./scripts.js";
+
+/** How many random scripts a search tries before it gives up. */
+const SEARCH_RUNS = 2_000;
 
 /** Runs random scripts on the faulty machine until one breaks `invariant`; returns the shrunk script. */
 async function findFault(machine: AnyStateMachine, invariant: InvariantId): Promise<string> {
@@ -13,13 +16,13 @@ async function findFault(machine: AnyStateMachine, invariant: InvariantId): Prom
       const { violations } = await runScripted(script, machine);
       return !violations.some((violation) => violation.invariant === invariant);
     }),
-    { numRuns: 2_000, seed: 42 },
+    { numRuns: SEARCH_RUNS, seed: 42 },
   );
   expect(result.failed, `no sampled run broke ${invariant}`).toBe(true);
   return JSON.stringify(result.counterexample?.[0]);
 }
 
-describe("the property tests find the seeded faults", () => {
+describe("the property tests find the seeded faults", { timeout: timeoutForRuns(SEARCH_RUNS) }, () => {
   it("finds I1 when results are appended in completion order", async () => {
     expect(await findFault(appendsInCompletionOrder, "I1")).toMatch(/"kind":"calls"/);
   });

@@ -2,7 +2,7 @@
  * What a stepped run refuses (with a SteppedRunError naming what is pending), and
  * the approvals it waits for.
  */
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createSteppedRun, SteppedRunError } from "../../src/stepped/index.js";
 import { baseConfig, user } from "../helpers/mock-stream.js";
 import { echoCall, recordingEcho, turnStream, TWO_CALLS } from "./stepped-support.js";
@@ -25,10 +25,12 @@ describe("stepping errors", () => {
   it("refuses a second step while one is under way, a snapshot before the run parked, and a step after the end", async () => {
     let finishTool: () => void = () => undefined;
     const toolMayFinish = new Promise<void>((resolve) => (finishTool = resolve));
-    let toolStarted = false;
+    // The tool says when it started (a promise, not a poll bounded by vi.waitFor's 1 s on the wall clock).
+    let markStarted: () => void = () => undefined;
+    const toolStarted = new Promise<void>((resolve) => (markStarted = resolve));
     const { tool } = recordingEcho();
     const slow: typeof tool = { ...tool, execute: async (...args) => {
-      toolStarted = true;
+      markStarted();
       await toolMayFinish;
       return tool.execute(...args);
     } };
@@ -38,7 +40,7 @@ describe("stepping errors", () => {
     const running = run.step();
     await expect(run.step()).rejects.toMatchObject({ reason: "busy" });
     expect(() => run.snapshot()).toThrow(expect.objectContaining({ reason: "notParked" }));
-    await vi.waitFor(() => expect(toolStarted).toBe(true));
+    await toolStarted;
     finishTool();
     await running;
     await run.runToCompletion();

@@ -18,8 +18,15 @@ import { tempDir } from "../support/temp-dir.js";
 
 const output = join(root, "test-output", "viewer-checkpoints");
 
-const read = (id: string, path: string) => ({ content: [{ type: "toolCall", id, name: "read", arguments: { path } }] });
-const text = (value: string) => ({ content: [{ type: "text", text: value }] });
+/**
+ * Each response of the traced run streams this slowly, so its turns each take at least twice this.
+ * The ticks are placed on the run's time axis and are 5 px wide: a turn that took under ~0.4 % of
+ * the run (a few ms of a run slowed by a loaded machine) put turn 4's tick over turn 3's, which then
+ * took no click. With this floor, ticks overlap only in a run of two minutes or more.
+ */
+const TRACED_TURN_DELAY_MS = 250;
+const read = (id: string, path: string) => ({ delayMs: TRACED_TURN_DELAY_MS, content: [{ type: "toolCall", id, name: "read", arguments: { path } }] });
+const text = (value: string, delayMs = 0) => ({ delayMs, content: [{ type: "text", text: value }] });
 
 describe.skipIf(!existsSync(CHROMIUM))("checkpoints in the viewer", () => {
   let browser: Browser;
@@ -34,7 +41,7 @@ describe.skipIf(!existsSync(CHROMIUM))("checkpoints in the viewer", () => {
     execFileSync(process.execPath, ["--import", "tsx", "scripts/build-viewer.ts"], { cwd: root });
     writeFileSync(join(dir, "a.txt"), "alpha\n");
     const script = join(dir, "script.json");
-    writeFileSync(script, JSON.stringify({ name: "viewer-checkpoints", responses: [text("Hello."), read("r1", "a.txt"), read("r2", "a.txt"), text("It says alpha, twice.")] }));
+    writeFileSync(script, JSON.stringify({ name: "viewer-checkpoints", responses: [text("Hello."), read("r1", "a.txt"), read("r2", "a.txt"), text("It says alpha, twice.", TRACED_TURN_DELAY_MS)] }));
     sessions = join(dir, "sessions");
     const base = ["run", "--model", `scripted/${script}`, "--cwd", dir, "--tools", "read", "--session", "notes", "--store", sessions];
     // A first run of one turn, then the traced run: its turns are the session's 2nd to 4th.

@@ -41,6 +41,9 @@ function handMadeRun(calls: Record<string, unknown[]>): Line[] {
   return lines;
 }
 
+/** The inspection events @statelyai/inspect sends a message for (it skips the others). */
+const SENT_INSPECTIONS = new Set(["@xstate.actor", "@xstate.event", "@xstate.snapshot"]);
+
 const CHROMIUM = "/usr/bin/chromium";
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -123,16 +126,31 @@ describe.skipIf(!existsSync(CHROMIUM))("the run viewer in a browser", () => {
     const inspector = createWebSocketInspector({ url: server.inspectUrl });
     // @statelyai/inspect keeps only 200 events while its own socket opens: start once it is open.
     while (server.inspectorConnections() === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    // The inspector turns each actor, event and snapshot inspection into one message, on a later
+    // timer (its idle callback in Node), and sends it: count them, to know when the server has all.
+    let produced = 0;
+    const inspect = (event: { type: string }) => {
+      if (SENT_INSPECTIONS.has(event.type)) produced += 1;
+      inspector.inspect.next?.(event as never);
+    };
     const file = join(await tempDir("loopchart-live-"), "run.jsonl");
-    const run = recordSampleRun(file, { delayMs: 5, inspect: inspector.inspect.next as never });
+    const run = recordSampleRun(file, { delayMs: 5, inspect: inspect as never });
     const page = await open(server.url);
     await page.waitForSelector(".lane[data-machine=toolCall]", { timeout: 20_000 });
     await run;
     await page.waitForSelector(".lane[data-actor=call_d]", { timeout: 20_000 });
     const runs = (await (await fetch(`${server.origin}/api/runs?token=${server.token}`)).json()) as { id: string }[];
     expect(runs).toHaveLength(1);
-    const held = ((await (await fetch(`${server.origin}/api/runs/${encodeURIComponent(runs[0].id)}?token=${server.token}`)).json()) as { records: unknown[] }).records;
-    // The run's last records may still be on their way: wait for the count, then compare.
+    const heldNow = async () =>
+      ((await (await fetch(`${server.origin}/api/runs/${encodeURIComponent(runs[0].id)}?token=${server.token}`)).json()) as { records: unknown[] }).records;
+    // The run's last messages may still be on their way when it ends: read what the server holds once it has them all
+    // (read earlier, the page could draw past that count in one frame and never show it).
+    let held = await heldNow();
+    while (held.length < produced) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      held = await heldNow();
+    }
+    expect(held).toHaveLength(produced);
     await page.waitForSelector(`body[data-records="${held.length}"]`, { timeout: 20_000 });
     expect(await page.$$eval(".lane[data-machine=toolCall]", (nodes) => nodes.map((n) => n.getAttribute("data-actor")))).toEqual([...SAMPLE_BATCH_IDS, "call_d"]);
     expect(await page.textContent("#kind")).toBe("live");
