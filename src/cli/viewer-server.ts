@@ -16,7 +16,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import { promptOfRecord } from "../inspection/run-summary.js";
 import type { RunSessionInfo } from "./run-store.js";
-import { placeInspectorMessage, type RunRecord } from "./inspector-messages.js";
+import { inspectorConnection, placeInspectorMessage, type RunRecord } from "./inspector-messages.js";
 import { DEFAULT_MAX_RUN_BYTES, DEFAULT_MAX_TOTAL_BYTES, RunStore } from "./run-store.js";
 import { createToken, hostNamesServer, originAllowed, tokenCookie, tokenOf, type BoundAddress } from "./viewer-access.js";
 
@@ -220,7 +220,7 @@ export async function startViewerServer(options: ViewerServerOptions = {}): Prom
     }
     connections += 1;
     const connection = `live-${connections}`;
-    const actors = new Map<string, string>();
+    const inspector = inspectorConnection(connection);
     socket.on("message", (data) => {
       let message: unknown;
       try {
@@ -228,8 +228,7 @@ export async function startViewerServer(options: ViewerServerOptions = {}): Prom
       } catch {
         return;
       }
-      const placed = placeInspectorMessage(message, connection, actors);
-      if (placed) append(runFor(placed.runId, placed.label), placed.record);
+      for (const placed of placeInspectorMessage(message, inspector)) append(runFor(placed.runId, placed.label), placed.record);
     });
   }
 

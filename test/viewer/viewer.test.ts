@@ -145,13 +145,22 @@ describe.skipIf(!existsSync(CHROMIUM))("the run viewer in a browser", () => {
       ((await (await fetch(`${server.origin}/api/runs/${encodeURIComponent(runs[0].id)}?token=${server.token}`)).json()) as { records: unknown[] }).records;
     // The run's last messages may still be on their way when it ends: read what the server holds once it has them all
     // (read earlier, the page could draw past that count in one frame and never show it).
+    const inspections = (records: unknown[]) => records.filter((r) => typeof r === "object" && r !== null && "inspect" in r);
     let held = await heldNow();
-    while (held.length < produced) {
+    while (inspections(held).length < produced) {
       await new Promise((resolve) => setTimeout(resolve, 20));
       held = await heldNow();
     }
-    expect(held).toHaveLength(produced);
+    expect(inspections(held)).toHaveLength(produced);
+    // The server reads the run's transcript off the loop's snapshots: a message_end record for each new message, in order.
+    const { messages } = await run;
+    const ended = held.flatMap((r) => ((r as Partial<TraceEventLine>).event?.type === "message_end" ? [(r as TraceEventLine).event] : []));
+    expect(ended.map((event) => (event as { message?: unknown }).message)).toEqual(JSON.parse(JSON.stringify(messages)));
+    expect(held).toHaveLength(produced + messages.length);
     await page.waitForSelector(`body[data-records="${held.length}"]`, { timeout: 20_000 });
+    // So the live page shows the transcript as a recorded one does, the final answer marked.
+    expect(await page.$$eval("#transcript .msg", (nodes) => nodes.map((n) => n.getAttribute("data-role")))).toEqual(messages.map((m) => m.role));
+    expect(await page.textContent("#transcript .msg.final pre")).toBe("All done.");
     expect(await page.$$eval(".lane[data-machine=toolCall]", (nodes) => nodes.map((n) => n.getAttribute("data-actor")))).toEqual([...SAMPLE_BATCH_IDS, "call_d"]);
     expect(await page.textContent("#kind")).toBe("live");
     await page.screenshot({ path: join(output, "live.png"), fullPage: true });
