@@ -31,8 +31,8 @@ export interface InspectorConnection {
 /** A fresh {@link InspectorConnection} named `name`. */
 export const inspectorConnection = (name: string): InspectorConnection => ({ name, actors: new Map(), transcripts: new Map() });
 
-/** The loop machine's id: its snapshots carry the run's transcript. */
-const LOOP_MACHINE_ID = "agentLoop";
+/** The loop machine's id (`agentLoopMachine.id`, not imported so the server loads no machine): its snapshots carry the run's transcript. */
+export const LOOP_MACHINE_ID = "agentLoop";
 
 /**
  * Places one message of `connection`: none, one record, or (a loop snapshot that appended
@@ -58,7 +58,7 @@ function newMessageRecords(m: Record<string, unknown>, placed: PlacedRecord, con
   const sessionId = m.sessionId as string;
   const placedBefore = connection.transcripts.get(sessionId);
   if (placedBefore === undefined) return [];
-  const transcript = ((m.snapshot as { context?: { newMessages?: unknown } } | undefined)?.context?.newMessages ?? undefined) as
+  const transcript = (m.snapshot as { context?: { newMessages?: unknown } } | undefined)?.context?.newMessages as
     | { full?: unknown; tail?: unknown; length?: unknown }
     | undefined;
   if (typeof transcript !== "object" || transcript === null || !Array.isArray(transcript.tail)) return [];

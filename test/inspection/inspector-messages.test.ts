@@ -4,7 +4,8 @@
  * message; other machines' snapshots and malformed transcripts add nothing and never throw.
  */
 import { describe, expect, it } from "vitest";
-import { inspectorConnection, placeInspectorMessage } from "../../src/cli/inspector-messages.js";
+import { agentLoopMachine } from "../../machines/agent-loop.machine.js";
+import { LOOP_MACHINE_ID, inspectorConnection, placeInspectorMessage } from "../../src/cli/inspector-messages.js";
 
 const actor = (sessionId: string, id: string) => ({ _version: "1", type: "@xstate.actor", sessionId, rootId: "x:0", name: sessionId, definition: JSON.stringify({ id }), createdAt: 1 });
 const snapshot = (sessionId: string, context: unknown) => ({ _version: "1", type: "@xstate.snapshot", sessionId, rootId: "x:0", event: { type: "e" }, snapshot: { status: "active", value: "requesting", context }, createdAt: 2 });
@@ -14,6 +15,10 @@ const ended = (placed: ReturnType<typeof placeInspectorMessage>) =>
   placed.flatMap(({ record }) => ("event" in record && record.event.type === "message_end" ? [(record.event as { message: { content: string } }).message.content] : []));
 
 describe("placing Stately inspection messages", () => {
+  it("knows the loop by the loop machine's own id", () => {
+    expect(LOOP_MACHINE_ID).toBe(agentLoopMachine.id);
+  });
+
   it("follows a loop snapshot with a message_end for each message it appended, across chunks, once each", () => {
     const connection = inspectorConnection("live-1");
     expect(placeInspectorMessage(actor("x:0", "agentLoop"), connection)).toHaveLength(1);
